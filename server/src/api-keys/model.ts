@@ -1,0 +1,96 @@
+import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type NonAttribute, type Sequelize } from 'sequelize';
+
+import { newId } from '../common/ids';
+import type { Organization } from '../organizations/model';
+
+export const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const KEY_STATUSES = ['active', 'rotated', 'revoked'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+
+/** An API key as stored: a SHA-256 digest of the secret, never the secret itself. */
+export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttributes<ApiKey>> {
+	declare id: CreationOptional<string>;
+	declare organizationId: ForeignKey<Organization['id']>;
+	declare label: string;
+	/** Space-separated, in the order of SCOPES. */
+	declare scopes: string;
+	declare status: CreationOptional<KeyStatus>;
+	declare keyHash: string;
+	/** `lms_` + first 4 + `…` + last 4: enough to recognise a key, useless to an attacker. */
+	declare masked: string;
+	declare createdBy: string;
+	declare lastUsedAt: CreationOptional<Date | null>;
+	declare revokedAt: CreationOptional<Date | null>;
+	declare revokedBy: CreationOptional<string | null>;
+	declare replacedBy: CreationOptional<string | null>;
+	declare createdAt: CreationOptional<Date>;
+	declare updatedAt: CreationOptional<Date>;
+
+	get scopeList(): NonAttribute<Scope[]> {
+		return this.scopes.split(' ').filter(Boolean) as Scope[];
+	}
+
+	static initModel(sequelize: Sequelize): void {
+		ApiKey.init(
+			{
+				id: { type: DataTypes.STRING(40), primaryKey: true, defaultValue: () => newId('key') },
+				organizationId: { type: DataTypes.STRING(40), allowNull: false },
+				label: { type: DataTypes.STRING(100), allowNull: false },
+				scopes: { type: DataTypes.STRING(200), allowNull: false },
+				status: {
+					type: DataTypes.STRING(20),
+					allowNull: false,
+					defaultValue: 'active',
+					validate: { isIn: [KEY_STATUSES] },
+				},
+				keyHash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
+				masked: { type: DataTypes.STRING(20), allowNull: false },
+				createdBy: { type: DataTypes.STRING(40), allowNull: false },
+				lastUsedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				revokedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				revokedBy: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
+				replacedBy: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
+				createdAt: DataTypes.DATE,
+				updatedAt: DataTypes.DATE,
+			},
+			{ sequelize, tableName: 'api_keys' },
+		);
+	}
+}
+
+export const AUDIT_ACTIONS = ['key.created', 'key.rotated', 'key.revoked'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Who did what to which key, from where. Written in the same transaction as the change. */
+export class AuditEvent extends Model<InferAttributes<AuditEvent>, InferCreationAttributes<AuditEvent>> {
+	declare id: CreationOptional<string>;
+	declare organizationId: ForeignKey<Organization['id']>;
+	declare action: AuditAction;
+	declare apiKeyId: string;
+	/** A user id, or `cli` for the operator's console. */
+	declare actor: string;
+	/** What a person reads in the log: the user's email, or `cli`. */
+	declare actorName: string;
+	declare ip: string | null;
+	declare userAgent: string | null;
+	declare createdAt: CreationOptional<Date>;
+
+	static initModel(sequelize: Sequelize): void {
+		AuditEvent.init(
+			{
+				id: { type: DataTypes.STRING(40), primaryKey: true, defaultValue: () => newId('evt') },
+				organizationId: { type: DataTypes.STRING(40), allowNull: false },
+				action: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [AUDIT_ACTIONS] } },
+				apiKeyId: { type: DataTypes.STRING(40), allowNull: false },
+				actor: { type: DataTypes.STRING(40), allowNull: false },
+				actorName: { type: DataTypes.STRING(254), allowNull: false },
+				ip: { type: DataTypes.STRING(64), allowNull: true },
+				userAgent: { type: DataTypes.STRING(300), allowNull: true },
+				createdAt: DataTypes.DATE,
+			},
+			{ sequelize, tableName: 'audit_events', updatedAt: false },
+		);
+	}
+}

@@ -1,0 +1,253 @@
+import { Op, type Transaction } from 'sequelize';
+
+import { problems } from '../common/problem';
+import { Organization } from '../organizations/model';
+import { generateKey, hashKey, isWellFormedKey, maskKey } from './key-format';
+import { ApiKey, AuditEvent, SCOPES, type AuditAction, type Scope } from './model';
+
+/**
+ * The one place for the key rules. The settings page and the CLI both call this module, so
+ * "Enterprise only, label required, at least one known scope, audit everything" holds
+ * whichever door a Super Admin or an operator comes through.
+ */
+
+export type Actor = { kind: 'user'; id: string; name: string } | { kind: 'cli' };
+export interface Origin {
+	ip?: string | null;
+	userAgent?: string | null;
+}
+
+export type KeyRuleCode =
+	| 'organization_not_found'
+	| 'plan_required'
+	| 'invalid_label'
+	| 'invalid_scopes'
+	| 'key_not_found'
+	| 'key_not_active';
+
+/** A rule the caller broke; `message` is a sentence to show the person as it is. */
+export class KeyRuleError extends Error {
+	constructor(readonly code: KeyRuleCode, message: string) {
+		super(message);
+		this.name = 'KeyRuleError';
+	}
+}
+
+export interface IssuedKey {
+	apiKey: ApiKey;
+	/** The full secret: hand it to the person once, never store or log it. */
+	secret: string;
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function sequelizeOf() {
+	return ApiKey.sequelize!;
+}
+
+export function normaliseLabel(label: unknown): string {
+	const trimmed = typeof label === 'string' ? label.trim() : '';
+	if (trimmed.length < 1 || trimmed.length > 100) {
+		throw new KeyRuleError('invalid_label', 'Give the key a label of 1 to 100 characters.');
+	}
+	return trimmed;
+}
+
+/** Deduplicated, in catalogue order; refuses anything outside the four scopes. */
+export function normaliseScopes(scopes: unknown): Scope[] {
+	const list = (Array.isArray(scopes) ? scopes : [scopes]).filter((s) => s !== undefined && s !== '');
+	const unknown = list.filter((s) => !SCOPES.includes(s as Scope));
+	if (unknown.length > 0) {
+		throw new KeyRuleError('invalid_scopes', `Unknown scope ${String(unknown[0])}: choose from ${SCOPES.join(', ')}.`);
+	}
+	const chosen = SCOPES.filter((s) => list.includes(s));
+	if (chosen.length === 0) {
+		throw new KeyRuleError('invalid_scopes', `Select at least one scope: ${SCOPES.join(', ')}.`);
+	}
+	return chosen;
+}
+
+async function enterpriseOrganization(organizationId: string, transaction?: Transaction): Promise<Organization> {
+	const org = await Organization.findByPk(organizationId, { transaction });
+	if (!org) throw new KeyRuleError('organization_not_found', 'No such organization.');
+	if (org.plan !== 'enterprise') {
+		throw new KeyRuleError('plan_required', 'API keys are available on the Enterprise plan only. Upgrade the organization first.');
+	}
+	return org;
+}
+
+async function audit(
+	action: AuditAction,
+	apiKey: ApiKey,
+	actor: Actor,
+	origin: Origin,
+	transaction: Transaction,
+): Promise<void> {
+	await AuditEvent.create(
+		{
+			organizationId: apiKey.organizationId,
+			action,
+			apiKeyId: apiKey.id,
+			actor: actor.kind === 'cli' ? 'cli' : actor.id,
+			actorName: actor.kind === 'cli' ? 'cli' : actor.name,
+			ip: origin.ip ?? null,
+			userAgent: origin.userAgent?.slice(0, 300) ?? null,
+		},
+		{ transaction },
+	);
+}
+
+async function insertKey(
+	organizationId: string,
+	label: string,
+	scopes: Scope[],
+	actor: Actor,
+	transaction: Transaction,
+): Promise<IssuedKey> {
+	const secret = generateKey();
+	const apiKey = await ApiKey.create(
+		{
+			organizationId,
+			label,
+			scopes: scopes.join(' '),
+			keyHash: hashKey(secret),
+			masked: maskKey(secret),
+			createdBy: actor.kind === 'cli' ? 'cli' : actor.id,
+		},
+		{ transaction },
+	);
+	return { apiKey, secret };
+}
+
+export async function createKey(input: {
+	organizationId: string;
+	label: unknown;
+	scopes: unknown;
+	actor: Actor;
+	origin?: Origin;
+}): Promise<IssuedKey> {
+	const label = normaliseLabel(input.label);
+	const scopes = normaliseScopes(input.scopes);
+	return sequelizeOf().transaction(async (transaction) => {
+		await enterpriseOrganization(input.organizationId, transaction);
+		const issued = await insertKey(input.organizationId, label, scopes, input.actor, transaction);
+		await audit('key.created', issued.apiKey, input.actor, input.origin ?? {}, transaction);
+		return issued;
+	});
+}
+
+async function activeKey(keyId: string, organizationId: string | undefined, transaction: Transaction): Promise<ApiKey> {
+	const apiKey = await ApiKey.findOne({
+		where: organizationId ? { id: keyId, organizationId } : { id: keyId },
+		transaction,
+	});
+	if (!apiKey) throw new KeyRuleError('key_not_found', `No API key ${keyId}.`);
+	if (apiKey.status !== 'active') {
+		throw new KeyRuleError('key_not_active', `The key ${apiKey.label} is already ${apiKey.status}.`);
+	}
+	return apiKey;
+}
+
+/**
+ * Replaces a key: a new secret with the same label and scopes; the old one fails from the
+ * moment this transaction commits. There is deliberately no grace period.
+ */
+export async function rotateKey(input: {
+	keyId: string;
+	organizationId?: string;
+	actor: Actor;
+	origin?: Origin;
+}): Promise<IssuedKey> {
+	return sequelizeOf().transaction(async (transaction) => {
+		const old = await activeKey(input.keyId, input.organizationId, transaction);
+		await enterpriseOrganization(old.organizationId, transaction);
+		const issued = await insertKey(old.organizationId, old.label, old.scopeList, input.actor, transaction);
+		await old.update({ status: 'rotated', replacedBy: issued.apiKey.id }, { transaction });
+		await audit('key.rotated', old, input.actor, input.origin ?? {}, transaction);
+		return issued;
+	});
+}
+
+/** Disables a key at once, with no replacement. Allowed on any plan: stopping a key is always safe. */
+export async function revokeKey(input: {
+	keyId: string;
+	organizationId?: string;
+	actor: Actor;
+	origin?: Origin;
+}): Promise<ApiKey> {
+	return sequelizeOf().transaction(async (transaction) => {
+		const apiKey = await activeKey(input.keyId, input.organizationId, transaction);
+		await apiKey.update(
+			{ status: 'revoked', revokedAt: new Date(), revokedBy: input.actor.kind === 'cli' ? 'cli' : input.actor.id },
+			{ transaction },
+		);
+		await audit('key.revoked', apiKey, input.actor, input.origin ?? {}, transaction);
+		return apiKey;
+	});
+}
+
+export function listKeys(organizationId: string): Promise<ApiKey[]> {
+	return ApiKey.findAll({ where: { organizationId }, order: [['createdAt', 'DESC'], ['id', 'DESC']] });
+}
+
+export function listAuditEvents(organizationId: string, limit = 100): Promise<AuditEvent[]> {
+	return AuditEvent.findAll({
+		where: { organizationId },
+		order: [['createdAt', 'DESC'], ['id', 'DESC']],
+		limit,
+	});
+}
+
+export interface Caller {
+	apiKey: ApiKey;
+	organization: Organization;
+}
+
+/**
+ * Resolves a bearer token to its key and organization, or throws the Problem that says why
+ * not. Reads the database on every call: a cache would let a revoked or rotated key through
+ * for as long as it lived, on every instance that held it.
+ */
+export async function authenticate(token: string): Promise<Caller> {
+	if (!isWellFormedKey(token)) throw problems.invalidApiKey();
+	const apiKey = await ApiKey.findOne({ where: { keyHash: hashKey(token) } });
+	if (!apiKey) throw problems.invalidApiKey();
+	if (apiKey.status === 'revoked') throw problems.apiKeyRevoked();
+	if (apiKey.status === 'rotated') throw problems.apiKeyRotated();
+	const organization = await Organization.findByPk(apiKey.organizationId);
+	if (!organization) throw problems.invalidApiKey();
+	touchLastUsed(apiKey);
+	return { apiKey, organization };
+}
+
+/** At most one write a minute per key, and the condition keeps it so across instances. */
+function touchLastUsed(apiKey: ApiKey): void {
+	const now = Date.now();
+	if (apiKey.lastUsedAt && now - apiKey.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+	const staleBefore = new Date(now - LAST_USED_RESOLUTION_MS);
+	ApiKey.update(
+		{ lastUsedAt: new Date(now) },
+		{
+			where: {
+				id: apiKey.id,
+				[Op.or]: [{ lastUsedAt: null }, { lastUsedAt: { [Op.lt]: staleBefore } }],
+			},
+			silent: true,
+		},
+	).catch(() => {
+		// Best effort: a busy database must not fail the caller's request over a timestamp.
+	});
+}
+
+/** The key as the CLI's --json and the settings page describe it; never the secret. */
+export function keyJson(apiKey: ApiKey, secret?: string) {
+	return {
+		id: apiKey.id,
+		label: apiKey.label,
+		scopes: apiKey.scopeList,
+		status: apiKey.status,
+		masked: apiKey.masked,
+		created_at: apiKey.createdAt.toISOString(),
+		...(secret ? { key: secret } : {}),
+	};
+}

@@ -1,0 +1,88 @@
+import Joi from 'joi';
+
+/** Everything the server reads from the environment, validated once at start-up. */
+export interface Config {
+	port: number;
+	host: string;
+	databaseUrl: string;
+	databasePoolMax: number;
+	redisUrl: string | undefined;
+	trustProxy: string | number | false;
+	rateLimitPerMinute: number;
+	rateLimitWindowMs: number;
+	logLevel: string;
+	sessionSecret: string;
+	production: boolean;
+}
+
+export class ConfigError extends Error {
+	constructor(readonly variable: string, message: string) {
+		super(`${variable}: ${message}`);
+		this.name = 'ConfigError';
+	}
+}
+
+const schema = Joi.object({
+	PORT: Joi.number().integer().min(0).max(65535).default(3000),
+	HOST: Joi.string().hostname().default('127.0.0.1'),
+	DATABASE_URL: Joi.string()
+		.pattern(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/)
+		.message('must start with sqlite: or postgres://')
+		.default('sqlite:./data/lms.sqlite'),
+	DATABASE_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),
+	REDIS_URL: Joi.string()
+		.uri({ scheme: ['redis', 'rediss'] })
+		.empty('')
+		.optional(),
+	TRUST_PROXY: Joi.string().empty('').optional(),
+	RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000_000).default(100),
+	// Tests shorten the window so a 429 clears in seconds; operators leave it at one minute.
+	RATE_LIMIT_WINDOW_MS: Joi.number().integer().min(1000).max(3_600_000).default(60_000),
+	LOG_LEVEL: Joi.string()
+		.valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent')
+		.default('info'),
+	SESSION_SECRET: Joi.string().min(32).empty('').optional(),
+	NODE_ENV: Joi.string().empty('').optional(),
+}).unknown(true);
+
+/**
+ * `TRUST_PROXY` follows Express's `trust proxy` setting, except that "true" (trust every hop,
+ * which lets any client choose its IP through X-Forwarded-For) is refused.
+ */
+function parseTrustProxy(value: string | undefined): string | number | false {
+	if (value === undefined || value === 'false' || value === '0') return false;
+	if (value === 'true' || value === '*') {
+		throw new ConfigError(
+			'TRUST_PROXY',
+			'"true" would let any client pick its IP; give a hop count or the proxy addresses',
+		);
+	}
+	if (/^\d+$/.test(value)) return Number(value);
+	return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+	const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
+	if (error) {
+		const detail = error.details[0];
+		throw new ConfigError(String(detail.path[0]), detail.message.replace(/^"[^"]+" /, ''));
+	}
+	const production = value.NODE_ENV === 'production';
+	if (production && !value.SESSION_SECRET) {
+		throw new ConfigError('SESSION_SECRET', 'is required when NODE_ENV=production (32+ characters)');
+	}
+	return {
+		port: value.PORT,
+		host: value.HOST,
+		databaseUrl: value.DATABASE_URL,
+		databasePoolMax: value.DATABASE_POOL_MAX,
+		redisUrl: value.REDIS_URL,
+		trustProxy: parseTrustProxy(value.TRUST_PROXY),
+		rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
+		rateLimitWindowMs: value.RATE_LIMIT_WINDOW_MS,
+		logLevel: value.LOG_LEVEL,
+		// Outside production an ephemeral secret is fine: sessions simply end with the process.
+		sessionSecret: value.SESSION_SECRET ?? require('node:crypto').randomBytes(32).toString('hex'),
+		production,
+	};
+}

@@ -1,0 +1,34 @@
+import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+import { newId } from '../common/ids';
+import type { Organization } from '../organizations/model';
+
+export const COURSE_STATUSES = ['draft', 'published'] as const;
+export type CourseStatus = (typeof COURSE_STATUSES)[number];
+
+export class Course extends Model<InferAttributes<Course>, InferCreationAttributes<Course>> {
+	declare id: CreationOptional<string>;
+	declare organizationId: ForeignKey<Organization['id']>;
+	declare title: string;
+	declare description: string;
+	declare status: CourseStatus;
+	declare publishedAt: Date | null;
+	declare createdAt: CreationOptional<Date>;
+	declare updatedAt: CreationOptional<Date>;
+
+	static initModel(sequelize: Sequelize): void {
+		Course.init(
+			{
+				id: { type: DataTypes.STRING(40), primaryKey: true, defaultValue: () => newId('crs') },
+				organizationId: { type: DataTypes.STRING(40), allowNull: false },
+				title: { type: DataTypes.STRING(200), allowNull: false },
+				description: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
+				status: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [COURSE_STATUSES] } },
+				publishedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				createdAt: DataTypes.DATE,
+				updatedAt: DataTypes.DATE,
+			},
+			{ sequelize, tableName: 'courses' },
+		);
+	}
+}

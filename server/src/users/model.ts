@@ -1,0 +1,46 @@
+import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+import { newId } from '../common/ids';
+import type { Organization } from '../organizations/model';
+
+export const ROLES = ['student', 'instructor', 'admin', 'super_admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {
+	declare id: CreationOptional<string>;
+	declare organizationId: ForeignKey<Organization['id']>;
+	declare name: string;
+	declare email: string;
+	/** Lower-cased email: the unique login identity and the case-insensitive filter. */
+	declare emailLower: CreationOptional<string>;
+	declare role: Role;
+	/** scrypt hash for accounts that sign in to the settings pages; null for API-only records. */
+	declare passwordHash: string | null;
+	declare createdAt: CreationOptional<Date>;
+	declare updatedAt: CreationOptional<Date>;
+
+	static initModel(sequelize: Sequelize): void {
+		User.init(
+			{
+				id: { type: DataTypes.STRING(40), primaryKey: true, defaultValue: () => newId('usr') },
+				organizationId: { type: DataTypes.STRING(40), allowNull: false },
+				name: { type: DataTypes.STRING(200), allowNull: false },
+				email: { type: DataTypes.STRING(254), allowNull: false, validate: { isEmail: true } },
+				emailLower: { type: DataTypes.STRING(254), allowNull: false },
+				role: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [ROLES] } },
+				passwordHash: { type: DataTypes.STRING(200), allowNull: true, defaultValue: null },
+				createdAt: DataTypes.DATE,
+				updatedAt: DataTypes.DATE,
+			},
+			{
+				sequelize,
+				tableName: 'users',
+				hooks: {
+					beforeValidate: (user) => {
+						if (typeof user.email === 'string') user.emailLower = user.email.toLowerCase();
+					},
+				},
+			},
+		);
+	}
+}
