@@ -7,6 +7,8 @@ export interface Config {
 	databaseUrl: string;
 	databasePoolMax: number;
 	redisUrl: string | undefined;
+	/** Key prefix of the per-IP counters in Redis: separates deployments that share one Redis. */
+	rateLimitRedisPrefix: string;
 	trustProxy: string | number | false;
 	rateLimitPerMinute: number;
 	rateLimitWindowMs: number;
@@ -34,6 +36,11 @@ const schema = Joi.object({
 		.uri({ scheme: ['redis', 'rediss'] })
 		.empty('')
 		.optional(),
+	RATE_LIMIT_REDIS_PREFIX: Joi.string()
+		.pattern(/^[A-Za-z0-9:_.-]{1,64}$/)
+		.message('must be 1 to 64 letters, digits or : _ . -')
+		.empty('')
+		.default('lms:rl:'),
 	TRUST_PROXY: Joi.string().empty('').optional(),
 	RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000_000).default(100),
 	// Tests shorten the window so a 429 clears in seconds; operators leave it at one minute.
@@ -77,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		databaseUrl: value.DATABASE_URL,
 		databasePoolMax: value.DATABASE_POOL_MAX,
 		redisUrl: value.REDIS_URL,
+		rateLimitRedisPrefix: value.RATE_LIMIT_REDIS_PREFIX,
 		trustProxy: parseTrustProxy(value.TRUST_PROXY),
 		rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
 		rateLimitWindowMs: value.RATE_LIMIT_WINDOW_MS,

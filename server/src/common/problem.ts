@@ -150,6 +150,64 @@ export const problems = {
 			title: 'Unsupported media type',
 			detail: 'Send the body as JSON with the header "Content-Type: application/json".',
 		}),
+	studentNotFound: () =>
+		new Problem({
+			status: 422,
+			code: 'student_not_found',
+			title: 'Student not found',
+			detail: 'No user with this student_id exists in your organization. List users with GET /api/v1/users?role=student.',
+			errors: [{ param: 'student_id', code: 'not_found', message: 'No such user in this organization.' }],
+		}),
+	notAStudent: (role: string) =>
+		new Problem({
+			status: 422,
+			code: 'not_a_student',
+			title: 'Not a student',
+			detail: `The user is ${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}, not a student; only students can be enrolled.`,
+			errors: [{ param: 'student_id', code: 'not_a_student', message: `The user's role is ${role}.` }],
+		}),
+	courseNotFound: () =>
+		new Problem({
+			status: 422,
+			code: 'course_not_found',
+			title: 'Course not found',
+			detail: 'No course with this course_id exists in your organization. List courses with GET /api/v1/courses.',
+			errors: [{ param: 'course_id', code: 'not_found', message: 'No such course in this organization.' }],
+		}),
+	courseNotPublished: () =>
+		new Problem({
+			status: 422,
+			code: 'course_not_published',
+			title: 'Course not published',
+			detail: 'The course is a draft; students can be enrolled once it is published.',
+			errors: [{ param: 'course_id', code: 'not_published', message: 'The course is not published.' }],
+		}),
+	alreadyEnrolled: (enrollmentId: string) =>
+		new Problem({
+			status: 409,
+			code: 'already_enrolled',
+			title: 'Already enrolled',
+			detail: `The student is already enrolled in this course: see /api/v1/enrollments/${enrollmentId}.`,
+			extra: { enrollment_id: enrollmentId },
+		}),
+	/** The shared limit store (Redis) cannot be reached: refuse rather than serve unlimited. */
+	rateLimitUnavailable: () =>
+		new Problem({
+			status: 503,
+			code: 'rate_limit_unavailable',
+			title: 'Service unavailable',
+			detail: 'The request limiter cannot reach its store, so the server is refusing requests for now. Retry in a few seconds.',
+			headers: { 'Retry-After': '5' },
+		}),
+	notReady: (failing: string[]) =>
+		new Problem({
+			status: 503,
+			code: 'not_ready',
+			title: 'Not ready',
+			detail: `The server cannot serve requests yet: ${failing.join(' and ')} unreachable.`,
+			headers: { 'Retry-After': '5' },
+			extra: { checks: Object.fromEntries(failing.map((name) => [name, 'unreachable'])) },
+		}),
 	internal: () =>
 		new Problem({
 			status: 500,

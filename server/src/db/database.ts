@@ -30,7 +30,6 @@ export async function openDatabase({ databaseUrl, poolMax = 10 }: DatabaseOption
 	const common: Options = {
 		logging: false,
 		define: { underscored: true },
-		transactionType: Transaction.TYPES.IMMEDIATE,
 	};
 	let sequelize: Sequelize;
 	if (dialectOf(databaseUrl) === 'sqlite') {
@@ -40,6 +39,8 @@ export async function openDatabase({ databaseUrl, poolMax = 10 }: DatabaseOption
 			...common,
 			dialect: 'sqlite',
 			storage,
+			// SQLite only: PostgreSQL has row locks and no BEGIN IMMEDIATE (Sequelize ignores it there).
+			transactionType: Transaction.TYPES.IMMEDIATE,
 			dialectModule: sqliteDriver,
 			retry: { max: 10, match: [/SQLITE_BUSY/] },
 		});

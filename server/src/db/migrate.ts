@@ -2,6 +2,8 @@ import type { QueryInterface, Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug, type RunnableMigration } from 'umzug';
 
 import * as initial from './migrations/0001-initial';
+import * as sessions from './migrations/0002-sessions';
+import * as postgresIdOrder from './migrations/0003-postgres-id-order';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -9,7 +11,11 @@ type Migration = RunnableMigration<QueryInterface>;
  * Versioned migrations, listed explicitly so the compiled server needs no file globbing and
  * the order is plain to read. Add new ones at the end; never edit one that has shipped.
  */
-const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [['0001-initial', initial]];
+const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
+	['0001-initial', initial],
+	['0002-sessions', sessions],
+	['0003-postgres-id-order', postgresIdOrder],
+];
 
 export function migrator(sequelize: Sequelize): Umzug<QueryInterface> {
 	return new Umzug({

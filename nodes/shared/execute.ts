@@ -1,0 +1,73 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { asNodeError } from './transport';
+
+/** One operation of one node: runs for one input item and returns the records it produced. */
+export type LmsOperationExecute = (
+	this: IExecuteFunctions,
+	itemIndex: number,
+) => Promise<IDataObject | IDataObject[]>;
+
+export interface LmsOperation {
+	execute: LmsOperationExecute;
+}
+
+/**
+ * The item loop every LMS node shares, so pairing and Continue On Fail behave the same
+ * everywhere: each record becomes its own output item paired with the input item that asked
+ * for it, and a failing item either stops the node or becomes an error item, never both.
+ */
+export async function executeLmsOperation(
+	this: IExecuteFunctions,
+	operations: Record<string, LmsOperation>,
+): Promise<INodeExecutionData[][]> {
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const selected = operations[operation];
+	if (!selected) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported`);
+	}
+
+	const items = this.getInputData();
+	const returnData: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const result = await selected.execute.call(this, itemIndex);
+			const records = Array.isArray(result) ? result : [result];
+			for (const json of records) {
+				returnData.push({ json, pairedItem: { item: itemIndex } });
+			}
+		} catch (error) {
+			const nodeError = asNodeError(this.getNode(), error, itemIndex);
+			if (!this.continueOnFail()) throw nodeError;
+			// `error` on the item is what n8n routes down the error output when the node is set to
+			// "Continue (using error output)"; n8n then reduces `json` to the message, as here.
+			returnData.push({
+				json: { error: nodeError.message },
+				error: nodeError,
+				pairedItem: { item: itemIndex },
+			});
+		}
+	}
+	return [returnData];
+}
+
+/**
+ * Reads a record ID parameter. An empty ID would turn `/users/{id}` into the list path, so it
+ * is refused here with a message that names the field.
+ */
+export function requiredId(
+	this: IExecuteFunctions,
+	parameterName: string,
+	label: string,
+	itemIndex: number,
+): string {
+	const value = String(this.getNodeParameter(parameterName, itemIndex, '') ?? '').trim();
+	if (!value) {
+		throw new NodeOperationError(this.getNode(), `${label} is empty`, {
+			itemIndex,
+			description: `Enter the ${label}, or map it from an earlier node with an expression`,
+		});
+	}
+	return value;
+}

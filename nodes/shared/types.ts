@@ -1,0 +1,34 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/** The credential's fields as the nodes read them (see credentials/LmsApi.credentials.ts). */
+export interface LmsApiCredentials {
+	baseUrl: string;
+	apiKey: string;
+}
+
+export interface LmsPagination {
+	page: number;
+	per_page: number;
+	total: number;
+}
+
+/** Every list endpoint answers with this envelope. */
+export interface LmsList<T = IDataObject> {
+	data: T[];
+	pagination: LmsPagination;
+}
+
+/** RFC 9457 problem details as the LMS sends them, with its stable `code`. */
+export interface LmsProblem {
+	type?: string;
+	title?: string;
+	status?: number;
+	detail?: string;
+	code?: string;
+	request_id?: string;
+	errors?: Array<{ param?: string; code?: string; message?: string }>;
+	/** Sent with 409 `already_enrolled`: the enrollment that already exists. */
+	enrollment_id?: string;
+	/** Sent with 403 `insufficient_scope`. */
+	required_scope?: string;
+}

@@ -1,0 +1,38 @@
+import { CommanderError } from 'commander';
+import { ConnectionError } from 'sequelize';
+
+import { KeyRuleError } from '../api-keys/service';
+import { RuleError } from '../common/rule-error';
+import { ConfigError } from '../config';
+import { scrubSecrets } from '../http/logging';
+import { CliError } from './output';
+
+const USAGE_EXIT = 2;
+const FAILURE_EXIT = 1;
+
+/**
+ * Turns whatever a command threw into one line on stderr and an exit status. Operator
+ * mistakes are expected and get their own sentence; only a bug shows a stack, and only when
+ * LOG_LEVEL asks for it.
+ */
+export function reportError(err: unknown): number {
+	if (err instanceof CommanderError) {
+		// Commander has already printed its message (or the help text).
+		return ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code)
+			? err.exitCode
+			: USAGE_EXIT;
+	}
+	let line: string;
+	if (err instanceof ConfigError) line = `invalid configuration: ${err.message}`;
+	else if (err instanceof KeyRuleError || err instanceof RuleError || err instanceof CliError) line = err.message;
+	// The URL may hold a password, so name the variable rather than print it.
+	else if (err instanceof ConnectionError) line = `lost the database named by DATABASE_URL: ${err.message}`;
+	else {
+		line = `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+		if (['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '') && err instanceof Error && err.stack) {
+			line += `\n${err.stack}`;
+		}
+	}
+	process.stderr.write(`lms-server: ${scrubSecrets(line)}\n`);
+	return FAILURE_EXIT;
+}

@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+
+import { createKey, keyJson, listKeys, revokeKey, rotateKey } from '../api-keys/service';
+import type { ApiKey } from '../api-keys/model';
+import { findOrganization } from '../organizations/service';
+import { withDatabase } from './context';
+import { printJson, printLines, printTable } from './output';
+
+/** The CLI is the operator's console: it acts as `cli` in the audit log. */
+const actor = { kind: 'cli' } as const;
+
+/** `--scopes read:users,read:courses`; the key service judges what is left. */
+const splitScopes = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim());
+
+function printSecret(secret: string): void {
+	printLines('', `  ${secret}`, '', 'Copy it now: this is the only time the full key is shown. Only its hash is stored.');
+}
+
+function describe(apiKey: ApiKey): string {
+	return `${apiKey.id} "${apiKey.label}" (${apiKey.scopeList.join(', ')})`;
+}
+
+export function registerKeys(program: Command): void {
+	const keys = program.command('keys').description('manage API keys (same rules and audit log as Settings → API Keys)');
+
+	keys
+		.command('create')
+		.description('create a key and print it once')
+		.requiredOption('--org <slug>', 'organization slug (Enterprise plan)')
+		.option('--label <label>', 'a name for the key, 1–100 characters')
+		.option('--scopes <list>', 'comma-separated: read:users,read:courses,read:enrollments,write:enrollments')
+		.option('--json', 'print the key as JSON')
+		.action((opts: { org: string; label?: string; scopes?: string; json?: boolean }) =>
+			withDatabase(async () => {
+				const organization = await findOrganization(opts.org);
+				const { apiKey, secret } = await createKey({
+					organizationId: organization.id,
+					label: opts.label,
+					scopes: splitScopes(opts.scopes),
+					actor,
+				});
+				if (opts.json) return printJson(keyJson(apiKey, secret));
+				printLines(`Created API key ${describe(apiKey)} for ${organization.slug}.`);
+				printSecret(secret);
+			}),
+		);
+
+	keys
+		.command('list')
+		.description('list the keys of an organization (masked)')
+		.requiredOption('--org <slug>', 'organization slug')
+		.option('--json', 'print the keys as a JSON array')
+		.action((opts: { org: string; json?: boolean }) =>
+			withDatabase(async () => {
+				const organization = await findOrganization(opts.org);
+				const list = await listKeys(organization.id);
+				if (opts.json) return printJson(list.map((k) => keyJson(k)));
+				if (list.length === 0) return printLines(`${organization.slug} has no API keys.`);
+				printTable(
+					['ID', 'LABEL', 'SCOPES', 'STATUS', 'KEY', 'CREATED', 'LAST USED'],
+					list.map((k) => [
+						k.id,
+						k.label,
+						k.scopeList.join(','),
+						k.status,
+						k.masked,
+						k.createdAt.toISOString(),
+						k.lastUsedAt?.toISOString() ?? 'never',
+					]),
+				);
+			}),
+		);
+
+	keys
+		.command('rotate')
+		.description('replace a key: new secret, same label and scopes; the old one stops working now')
+		.argument('<id>', 'key id (key_…)')
+		.option('--json', 'print the new key as JSON')
+		.action((id: string, opts: { json?: boolean }) =>
+			withDatabase(async () => {
+				const { apiKey, secret } = await rotateKey({ keyId: id, actor });
+				if (opts.json) return printJson(keyJson(apiKey, secret));
+				printLines(`Rotated ${id}: it stops working now. Its replacement is ${describe(apiKey)}.`);
+				printSecret(secret);
+			}),
+		);
+
+	keys
+		.command('revoke')
+		.description('disable a key now, with no replacement')
+		.argument('<id>', 'key id (key_…)')
+		.option('--json', 'print the revoked key as JSON')
+		.action((id: string, opts: { json?: boolean }) =>
+			withDatabase(async () => {
+				const apiKey = await revokeKey({ keyId: id, actor });
+				if (opts.json) return printJson(keyJson(apiKey));
+				printLines(`Revoked ${describe(apiKey)}: it stops working now.`);
+			}),
+		);
+}

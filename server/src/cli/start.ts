@@ -1,0 +1,109 @@
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+
+import { createKey } from '../api-keys/service';
+import { SCOPES } from '../api-keys/model';
+import { loadConfig, type Config } from '../config';
+import { migrate, Organization } from '../db';
+import { seedDemo } from '../demo/seed';
+import { createLogger } from '../http/logging';
+import { openDatabase } from './context';
+import { printDemo } from './seed';
+import { CliError, printLines } from './output';
+
+/** After this long, a drain that still waits on a client gives up rather than hang a deploy. */
+const DRAIN_LIMIT_MS = 30_000;
+
+/**
+ * `start --demo` on an empty database: the demo data plus one all-scope key for acme, printed
+ * once, so the README's quick start ends with something to curl. Done before listening, so
+ * nobody ever sees the server half-seeded.
+ */
+async function loadDemoIfEmpty(config: Config, runMigrations: boolean): Promise<((url: string) => void) | undefined> {
+	const sequelize = await openDatabase(config);
+	try {
+		if (runMigrations) await migrate(sequelize);
+		if ((await Organization.count()) > 0) {
+			return () =>
+				printLines(
+					'Demo data not loaded: the database already has organizations. Demo passwords and the demo key',
+					'are printed only on the first start; create a key with `lms-server keys create`, or point',
+					'DATABASE_URL at an empty database (the default is ./data/lms.sqlite) to start over.',
+				);
+		}
+		const demo = await seedDemo();
+		const acme = demo.organizations.find((o) => o.slug === 'acme')!;
+		const { secret } = await createKey({
+			organizationId: acme.id,
+			label: 'Demo key (all scopes)',
+			scopes: [...SCOPES],
+			actor: { kind: 'cli' },
+		});
+		const admin = demo.accounts.find((a) => a.organization === 'acme' && a.role === 'super_admin')!;
+		return (url) => {
+			printDemo(demo);
+			printLines(
+				'',
+				`Sign in at ${url}/login as ${admin.email} with password ${admin.password}`,
+				`Demo API key for acme (all four scopes, shown once): ${secret}`,
+				'',
+				'Try it:',
+				`  curl -H "Authorization: Bearer ${secret}" ${url}/api/v1/courses`,
+				'',
+			);
+		};
+	} finally {
+		await sequelize.close();
+	}
+}
+
+function drainOnSignals(close: () => Promise<void>, logger: Logger): void {
+	let draining = false;
+	const stop = (signal: NodeJS.Signals) => {
+		if (draining) {
+			// A second Ctrl-C means "now".
+			logger.warn({ signal }, 'second signal: exiting without waiting');
+			process.exit(1);
+		}
+		draining = true;
+		logger.info({ signal }, 'draining in-flight requests, then exiting');
+		setTimeout(() => {
+			logger.error('drain took too long: exiting');
+			process.exit(1);
+		}, DRAIN_LIMIT_MS).unref();
+		close().then(
+			() => process.exit(0),
+			(err: unknown) => {
+				logger.error({ err }, 'error while draining');
+				process.exit(1);
+			},
+		);
+	};
+	process.on('SIGTERM', stop);
+	process.on('SIGINT', stop);
+}
+
+export function registerStart(program: Command): void {
+	program
+		.command('start')
+		.description('run the server (applies pending migrations first)')
+		.option('--no-migrate', 'do not apply migrations (when a deploy step already did)')
+		.option('--demo', 'on an empty database, load the demo data and print a login and an API key')
+		.action(async (opts: { migrate: boolean; demo?: boolean }) => {
+			const config = loadConfig();
+			const logger = createLogger(config);
+			const announceDemo = opts.demo ? await loadDemoIfEmpty(config, opts.migrate) : undefined;
+			// Loaded here so that the one-shot commands do not pay for Express and the web layer.
+			const { startServer } = await import('../server');
+			const server = await startServer({ config, logger, migrate: opts.migrate }).catch((err: unknown) => {
+				const code = (err as { code?: unknown }).code;
+				if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+					throw new CliError(`cannot listen on ${config.host}:${config.port} (${String(code)}): choose another PORT or HOST.`);
+				}
+				throw err;
+			});
+			drainOnSignals(server.close, logger);
+			logger.info({ url: server.url }, `LMS server listening on ${server.url}`);
+			announceDemo?.(server.url);
+		});
+}

@@ -1,0 +1,12 @@
+import type { RouteTable } from '../http/routes';
+import { createEnrollment } from './create';
+import { getEnrollment } from './get';
+import { listEnrollments } from './list';
+
+export const enrollmentRoutes: RouteTable = {
+	'/enrollments': {
+		get: { scope: 'read:enrollments', handlers: [listEnrollments] },
+		post: { scope: 'write:enrollments', handlers: createEnrollment },
+	},
+	'/enrollments/:id': { get: { scope: 'read:enrollments', handlers: [getEnrollment] } },
+};

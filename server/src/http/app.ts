@@ -1,0 +1,64 @@
+import express from 'express';
+import type { Store } from 'express-rate-limit';
+import helmet from 'helmet';
+
+import { createSettingsRouter } from '../settings/router';
+import { apiRouter } from './api-router';
+import type { AppDeps } from './deps';
+import { errorHandler, notFoundHandler } from './errors';
+import { healthRouter } from './health';
+import { httpLogger } from './logging';
+import { createRateLimiter } from './rate-limit';
+import { createLimitStore, type LimitStore } from './rate-limit-store';
+import { requestId } from './request-id';
+
+export interface AppOptions {
+	/** A rate-limit store to use instead of memory / REDIS_URL (tests, custom deployments). */
+	rateLimitStore?: Store;
+}
+
+declare global {
+	// eslint-disable-next-line @typescript-eslint/no-namespace
+	namespace Express {
+		interface Locals {
+			/** Released by startServer's close(): the limiter's store connection, if any. */
+			limitStore?: LimitStore;
+		}
+	}
+}
+
+/**
+ * The whole web application, without a network socket (server.ts listens). The order below
+ * is the order every request goes through.
+ */
+export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Application {
+	const { config, sequelize, logger } = deps;
+	const app = express();
+	app.disable('x-powered-by');
+	// Never "trust everything": config refuses it; false (the socket address) by default.
+	app.set('trust proxy', config.trustProxy);
+
+	const limitStore = createLimitStore({
+		redisUrl: config.redisUrl,
+		redisPrefix: config.rateLimitRedisPrefix,
+		injected: opts.rateLimitStore,
+		logger,
+	});
+	app.locals.limitStore = limitStore;
+
+	app.use(requestId);
+	app.use(httpLogger(logger));
+	// JSON needs no sources at all; the settings pages set their own, stricter-than-default policy.
+	app.use(
+		helmet({
+			contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+		}),
+	);
+	app.use(healthRouter(sequelize, limitStore));
+	app.use(createRateLimiter(config, limitStore, logger));
+	app.use(createSettingsRouter(deps));
+	app.use('/api/v1', apiRouter());
+	app.use(notFoundHandler);
+	app.use(errorHandler);
+	return app;
+}

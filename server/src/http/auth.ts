@@ -1,0 +1,39 @@
+import type { RequestHandler, Response } from 'express';
+
+import type { Scope } from '../api-keys/model';
+import { authenticate, type Caller } from '../api-keys/service';
+import { problems } from '../common/problem';
+
+/**
+ * Who is calling, checked in the order the spec fixes: authentication, then plan, then scope
+ * (the limiter has already run; validation runs in the handler after these).
+ */
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/** The authenticated caller, as `requireApiKey` left it on the response. */
+export function callerOf(res: Response): Caller {
+	const caller = res.locals.caller as Caller | undefined;
+	if (!caller) throw new Error('callerOf() used on a route without requireApiKey');
+	return caller;
+}
+
+/** Resolves the bearer key on every request (no cache: a revoked key must fail at once). */
+export const requireApiKey: RequestHandler = async (req, res, next) => {
+	const match = BEARER.exec(req.get('authorization') ?? '');
+	if (!match) throw problems.missingApiKey();
+	const caller = await authenticate(match[1]);
+	if (caller.organization.plan !== 'enterprise') throw problems.planRequired();
+	res.locals.caller = caller;
+	// GitHub's convention: tell integrators what their key holds, to make 403s self-explaining.
+	res.setHeader('X-OAuth-Scopes', caller.apiKey.scopeList.join(', '));
+	next();
+};
+
+export function requireScope(scope: Scope): RequestHandler {
+	return (_req, res, next) => {
+		res.setHeader('X-Accepted-OAuth-Scopes', scope);
+		if (!callerOf(res).apiKey.scopeList.includes(scope)) throw problems.insufficientScope(scope);
+		next();
+	};
+}

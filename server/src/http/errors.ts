@@ -1,0 +1,80 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+
+import { Problem, PROBLEM_TYPE_BASE, problems } from '../common/problem';
+import { describeError } from './logging';
+import { requestIdOf } from './request-id';
+
+/**
+ * The one place where errors become responses. Everything else throws (or passes to next) a
+ * Problem; anything that is not a Problem is a bug, answered 500 with nothing from inside.
+ */
+
+export function problemBody(problem: Problem, requestId: string): Record<string, unknown> {
+	return {
+		type: PROBLEM_TYPE_BASE + problem.code,
+		title: problem.title,
+		status: problem.status,
+		detail: problem.detail,
+		code: problem.code,
+		request_id: requestId,
+		...(problem.errors ? { errors: problem.errors } : {}),
+		...problem.extra,
+	};
+}
+
+/** Written by hand so the media type is exactly `application/problem+json` (JSON is UTF-8). */
+export function sendProblem(res: Response, problem: Problem): void {
+	const body = Buffer.from(JSON.stringify(problemBody(problem, requestIdOf(res.req))));
+	res.status(problem.status);
+	for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+	res.setHeader('Content-Type', 'application/problem+json');
+	res.setHeader('Content-Length', body.length);
+	res.setHeader('Cache-Control', 'no-store');
+	res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+/** body-parser and the router signal client errors with `type`/`status`; give them our codes. */
+function clientErrorProblem(err: { type?: unknown; status?: unknown }): Problem | undefined {
+	switch (err.type) {
+		case 'entity.parse.failed':
+			return problems.malformedJson();
+		case 'entity.too.large':
+			return problems.payloadTooLarge('16 KiB');
+		case 'encoding.unsupported':
+		case 'charset.unsupported':
+			return problems.unsupportedMediaType();
+	}
+	if (err instanceof URIError) return problems.notFound();
+	// Any other client error from the body reader (e.g. a Content-Length that does not match).
+	if (typeof err.status === 'number' && err.status >= 400 && err.status < 500 && (err as { expose?: unknown }).expose) {
+		return new Problem({
+			status: err.status,
+			code: 'invalid_request',
+			title: 'Bad request',
+			detail: 'The request could not be read. Check the body and its Content-Length and Content-Type headers.',
+		});
+	}
+	return undefined;
+}
+
+export const errorHandler: ErrorRequestHandler = (err, _req, res, next) => {
+	if (res.headersSent) {
+		next(err);
+		return;
+	}
+	let problem = err instanceof Problem ? err : clientErrorProblem(err ?? {});
+	if (!problem || problem.status >= 500) {
+		// pino-http logs it with the access line (level error, with the request id).
+		(res as Response & { err?: unknown }).err = err instanceof Error ? err : new Error(describeError(err).message as string);
+	}
+	problem ??= problems.internal();
+	sendProblem(res, problem);
+};
+
+/** Unknown path: 404 problem (mounted under /api and as the last handler of the app). */
+export const notFoundHandler: RequestHandler = (_req, _res, next) => next(problems.notFound('endpoint'));
+
+/** Mounted with `.all()` after a path's real methods: any other method is a 405 with `Allow`. */
+export function methodNotAllowed(allow: string[]): RequestHandler {
+	return (_req, _res, next) => next(problems.methodNotAllowed(allow));
+}

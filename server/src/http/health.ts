@@ -1,0 +1,40 @@
+import { Router } from 'express';
+import type { Sequelize } from 'sequelize';
+
+import { problems } from '../common/problem';
+import type { LimitStore } from './rate-limit-store';
+
+const CHECK_TIMEOUT_MS = 3000;
+
+function withTimeout(promise: Promise<unknown>): Promise<unknown> {
+	return Promise.race([
+		promise,
+		new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
+	]);
+}
+
+/**
+ * Probes for orchestrators, mounted before the limiter so they never count against it:
+ * `/healthz` says the process answers; `/readyz` says it can serve (database and limit store).
+ */
+export function healthRouter(sequelize: Sequelize, limitStore: LimitStore): Router {
+	const router = Router();
+	router.get('/healthz', (_req, res) => {
+		res.setHeader('Cache-Control', 'no-store');
+		res.json({ status: 'ok' });
+	});
+	router.get('/readyz', async (_req, res) => {
+		const [database, store] = await Promise.allSettled([
+			withTimeout(sequelize.query('SELECT 1')),
+			withTimeout(limitStore.check()),
+		]);
+		const failing = [
+			...(database.status === 'rejected' ? ['database'] : []),
+			...(store.status === 'rejected' ? ['rate_limit_store'] : []),
+		];
+		if (failing.length > 0) throw problems.notReady(failing);
+		res.setHeader('Cache-Control', 'no-store');
+		res.json({ status: 'ready', checks: { database: 'ok', rate_limit_store: limitStore.kind } });
+	});
+	return router;
+}

@@ -1,0 +1,91 @@
+import type { Request, RequestHandler } from 'express';
+import Joi from 'joi';
+import type { Model, ModelStatic, WhereOptions } from 'sequelize';
+
+import { callerOf } from './auth';
+import { integerParam, parseQuery } from './validate';
+
+/**
+ * Every list endpoint: the same query rules, envelope, order and Link header. A list only
+ * says which model, which filters and how to show a row.
+ */
+
+export const DEFAULT_PER_PAGE = 50;
+export const MAX_PER_PAGE = 100;
+const MAX_PAGE = 2_147_483_647;
+
+export interface ListDefinition<M extends Model, F extends Record<string, string>> {
+	model: ModelStatic<M>;
+	/** Joi schemas of the filters this list accepts, by query parameter name. */
+	filters: { [K in keyof F]-?: Joi.Schema };
+	/** The rows a caller may see with these filters; always scoped to the caller's organization. */
+	where(organizationId: string, filters: Partial<F>): WhereOptions;
+	serialize(row: M): object;
+}
+
+interface Page {
+	page: number;
+	perPage: number;
+}
+
+/**
+ * Pages through `where` in (created_at, id) order. Deep pages stay cheap by paging over ids
+ * only (served from the (organization, …, created_at, id) indexes) and then loading just the
+ * rows of this page: a deferred join. The count uses the same where.
+ */
+export async function pageOf<M extends Model>(model: ModelStatic<M>, where: WhereOptions, { page, perPage }: Page) {
+	const [idRows, total] = await Promise.all([
+		model.findAll({
+			attributes: ['id'],
+			where,
+			order: [
+				['createdAt', 'ASC'],
+				['id', 'ASC'],
+			],
+			limit: perPage,
+			offset: (page - 1) * perPage,
+			raw: true,
+		}) as unknown as Promise<Array<{ id: string }>>,
+		model.count({ where }),
+	]);
+	const ids = idRows.map((r) => r.id);
+	const rows = ids.length === 0 ? [] : await model.findAll({ where: { id: ids } as WhereOptions });
+	const byId = new Map(rows.map((row) => [row.get('id') as string, row]));
+	return { rows: ids.map((id) => byId.get(id)).filter((row): row is M => row !== undefined), total };
+}
+
+/** `first`, `prev`, `next`, `last` (those that exist), absolute, keeping the caller's filters. */
+export function linkHeader(req: Request, filters: Record<string, string>, { page, perPage }: Page, total: number): string {
+	const last = Math.max(1, Math.ceil(total / perPage));
+	const base = `${req.protocol}://${req.get('host')}${req.baseUrl}${req.path}`;
+	const url = (p: number) => {
+		const query = new URLSearchParams({ ...filters, page: String(p), per_page: String(perPage) });
+		return `<${base}?${query.toString()}>`;
+	};
+	const links = [`${url(1)}; rel="first"`];
+	if (page > 1) links.push(`${url(Math.min(page - 1, last))}; rel="prev"`);
+	if (page < last) links.push(`${url(page + 1)}; rel="next"`);
+	links.push(`${url(last)}; rel="last"`);
+	return links.join(', ');
+}
+
+/** Builds the GET handler of one list endpoint. */
+export function listEndpoint<M extends Model, F extends Record<string, string>>(
+	definition: ListDefinition<M, F>,
+): RequestHandler {
+	const schema = Joi.object({
+		page: integerParam(1, MAX_PAGE),
+		per_page: integerParam(1, MAX_PER_PAGE),
+		...definition.filters,
+	});
+	return async (req, res) => {
+		const { page = 1, per_page: perPage = DEFAULT_PER_PAGE, ...filters } = parseQuery(
+			schema as Joi.ObjectSchema<{ page?: number; per_page?: number } & Partial<F>>,
+			req.query as Record<string, unknown>,
+		);
+		const where = definition.where(callerOf(res).organization.id, filters as Partial<F>);
+		const { rows, total } = await pageOf(definition.model, where, { page, perPage });
+		res.setHeader('Link', linkHeader(req, filters as Record<string, string>, { page, perPage }, total));
+		res.json({ data: rows.map(definition.serialize), pagination: { page, per_page: perPage, total } });
+	};
+}

@@ -1,0 +1,145 @@
+import { MemoryStore, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
+import type { Logger } from 'pino';
+import { RedisStore } from 'rate-limit-redis';
+import { createClient } from 'redis';
+
+import { problems } from '../common/problem';
+import { describeError } from './logging';
+
+/**
+ * Where the per-IP counters live: in memory for one process, in Redis when several processes
+ * must share one limit. Whatever the store, a failure to count refuses the request with a 503
+ * (fail closed): serving without a limit would silently break the promise that the limit
+ * holds for the whole deployment.
+ */
+export interface LimitStore {
+	store: Store;
+	/** `memory`, `redis` or `custom` (injected by a caller). */
+	kind: string;
+	/** Resolves when the store can count; rejects with the reason otherwise. */
+	check(): Promise<void>;
+	close(): Promise<void>;
+}
+
+/** Wraps a store so that any failure to count becomes the 503 Problem. */
+class FailClosedStore implements Store {
+	localKeys: boolean | undefined;
+	prefix: string | undefined;
+	private failing = false;
+
+	constructor(
+		private readonly inner: Store,
+		private readonly logger: Logger,
+	) {
+		this.localKeys = inner.localKeys;
+		this.prefix = inner.prefix;
+	}
+
+	init(options: Options): void | Promise<void> {
+		return this.inner.init?.(options);
+	}
+
+	async increment(key: string): Promise<IncrementResponse> {
+		try {
+			const result = await this.inner.increment(key);
+			if (this.failing) this.logger.info('rate-limit store is back; serving requests again');
+			this.failing = false;
+			return result;
+		} catch (err) {
+			// Once per outage, not once per refused request.
+			if (!this.failing) this.logger.error({ err: describeError(err) }, 'rate-limit store failed; refusing requests with 503');
+			this.failing = true;
+			throw problems.rateLimitUnavailable();
+		}
+	}
+
+	async decrement(key: string): Promise<void> {
+		await this.inner.decrement(key);
+	}
+
+	async resetKey(key: string): Promise<void> {
+		await this.inner.resetKey(key);
+	}
+
+	async shutdown(): Promise<void> {
+		await this.inner.shutdown?.();
+	}
+}
+
+/**
+ * rate-limit-redis loads its Lua scripts once, at init; if Redis was unreachable then, the
+ * failed load would be remembered forever. Reload them after any failure so the limiter
+ * recovers by itself when Redis comes back.
+ */
+class RecoveringRedisStore extends RedisStore {
+	async increment(key: string): Promise<IncrementResponse> {
+		try {
+			return await super.increment(key);
+		} catch (err) {
+			this.incrementScriptSha = this.loadIncrementScript();
+			this.incrementScriptSha.catch(() => undefined);
+			throw err;
+		}
+	}
+}
+
+function redisLimitStore(url: string, prefix: string, logger: Logger): LimitStore {
+	const client = createClient({
+		url,
+		// Fail fast while disconnected instead of queueing requests behind a dead connection.
+		disableOfflineQueue: true,
+		socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
+	});
+	let lastError = '';
+	client.on('error', (err: unknown) => {
+		const message = describeError(err).message as string;
+		if (message !== lastError) logger.error({ err: describeError(err) }, 'redis (rate-limit store) error');
+		lastError = message;
+	});
+	client.on('ready', () => {
+		lastError = '';
+	});
+	// Requests that arrive while the first connection is still being made wait for it briefly;
+	// after that, a command sent while Redis is away fails at once (and the request gets a 503).
+	const firstReady = new Promise<void>((resolve) => client.once('ready', () => resolve()));
+	const startup = Promise.race([firstReady, new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())]);
+	client.connect().catch(() => undefined);
+	const store = new RecoveringRedisStore({
+		prefix,
+		sendCommand: async (...args: string[]) => {
+			if (!client.isReady) await startup;
+			return client.sendCommand(args);
+		},
+	});
+	return {
+		store,
+		kind: 'redis',
+		async check() {
+			if (!client.isReady) await startup;
+			await client.ping();
+		},
+		async close() {
+			if (client.isReady) await client.close();
+			else if (client.isOpen) client.destroy();
+		},
+	};
+}
+
+export function createLimitStore(options: {
+	redisUrl?: string;
+	/** Redis key prefix of the counters (default `lms:rl:`). */
+	redisPrefix?: string;
+	injected?: Store;
+	logger: Logger;
+}): LimitStore {
+	let limitStore: LimitStore;
+	if (options.injected) {
+		limitStore = { store: options.injected, kind: 'custom', check: async () => undefined, close: async () => undefined };
+	} else if (options.redisUrl) {
+		limitStore = redisLimitStore(options.redisUrl, options.redisPrefix ?? 'lms:rl:', options.logger);
+	} else {
+		const memory = new MemoryStore();
+		limitStore = { store: memory, kind: 'memory', check: async () => undefined, close: async () => memory.shutdown() };
+	}
+	return { ...limitStore, store: new FailClosedStore(limitStore.store, options.logger) };
+}

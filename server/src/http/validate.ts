@@ -1,0 +1,126 @@
+import Joi from 'joi';
+
+import { ID_PATTERNS, type IdKind } from '../common/id-shapes';
+import { problems, type FieldError } from '../common/problem';
+
+/**
+ * Joi does the checking; this module turns its findings into the API's `errors[]` entries
+ * (one per problem, each naming the parameter) and a 400 `invalid_request`.
+ */
+
+type Location = 'query' | 'body';
+
+/** Stable per-entry codes, from Joi's error types. */
+function entryCode(detail: Joi.ValidationErrorItem, where: Location): string {
+	switch (detail.type) {
+		case 'object.unknown':
+			return where === 'query' ? 'unknown_parameter' : 'unknown_field';
+		case 'any.required':
+			return 'required';
+		case 'string.base':
+		case 'object.base':
+			return 'invalid_type';
+		case 'string.empty':
+			return 'empty';
+		case 'any.only':
+			return 'invalid_value';
+		case 'number.range':
+			return 'out_of_range';
+		case 'string.pattern.name':
+			return detail.context?.name === 'integer' ? 'invalid_integer' : 'invalid_format';
+		default:
+			return 'invalid_format';
+	}
+}
+
+function entryMessage(detail: Joi.ValidationErrorItem, where: Location, allowed: string[]): string {
+	const name = String(detail.context?.key ?? detail.path.join('.'));
+	if (detail.type === 'object.unknown') {
+		return where === 'query'
+			? `Unknown query parameter ${name}: this endpoint accepts ${allowed.join(', ')}.`
+			: `Unknown field ${name}: send only ${allowed.join(' and ')}.`;
+	}
+	return detail.message.endsWith('.') ? detail.message : `${detail.message}.`;
+}
+
+const MESSAGES: Joi.LanguageMessages = {
+	'any.required': '{{#label}} is required',
+	'string.base': '{{#label}} must be a string',
+	'string.empty': '{{#label}} must not be empty',
+	'object.base': 'The body must be a JSON object',
+	'any.only': '{{#label}} must be one of {{#valids}}',
+	'string.pattern.name': '{{#label}} must be {{#name}}',
+};
+
+const allowedKeys = new WeakMap<Joi.ObjectSchema, string[]>();
+
+function keysOf(schema: Joi.ObjectSchema): string[] {
+	let keys = allowedKeys.get(schema);
+	if (!keys) {
+		keys = Object.keys(schema.describe().keys ?? {});
+		allowedKeys.set(schema, keys);
+	}
+	return keys;
+}
+
+function check<T>(schema: Joi.ObjectSchema<T>, value: unknown, where: Location, preErrors: FieldError[] = []): T {
+	const allowed = keysOf(schema);
+	const { value: parsed, error } = schema.validate(value, {
+		abortEarly: false,
+		convert: true,
+		messages: MESSAGES,
+		errors: { wrap: { label: false, array: false } },
+	});
+	const errors = [...preErrors];
+	for (const d of error?.details ?? []) {
+		const param = d.path.length > 0 ? d.path.join('.') : String(d.context?.key ?? 'body');
+		// Joi reports every rule a value breaks; the caller needs the first, once per parameter.
+		if (errors.some((e) => e.param === param)) continue;
+		errors.push({ param, code: entryCode(d, where), message: entryMessage(d, where, allowed) });
+	}
+	if (errors.length > 0) throw problems.invalidRequest(errors);
+	return parsed as T;
+}
+
+/**
+ * Query strings are strict: a parameter given twice arrives as an array (Express's simple
+ * parser) and is refused by name before Joi sees the rest.
+ */
+export function parseQuery<T>(schema: Joi.ObjectSchema<T>, query: Record<string, unknown>): T {
+	const repeated = Object.keys(query).filter((k) => Array.isArray(query[k]));
+	const single = Object.fromEntries(Object.entries(query).filter(([k]) => !repeated.includes(k)));
+	const preErrors = repeated.map((param) => ({
+		param,
+		code: 'repeated_parameter',
+		message: `Give ${param} once; it appears more than once in the query string.`,
+	}));
+	return check(schema, single, 'query', preErrors);
+}
+
+export function parseBody<T>(schema: Joi.ObjectSchema<T>, body: unknown): T {
+	return check(schema, body, 'body');
+}
+
+/** A query integer written in plain digits (no sign, decimals, exponent or hex) within a range. */
+export function integerParam(min: number, max: number): Joi.StringSchema {
+	const message = `{{#label}} must be an integer from ${min} to ${max}`;
+	return Joi.string()
+		.pattern(/^\d{1,15}$/, 'integer')
+		.custom((value: string, helpers) => {
+			const n = Number(value);
+			return n < min || n > max ? helpers.error('number.range') : n;
+		})
+		.messages({ 'string.pattern.name': message, 'string.empty': message, 'number.range': message });
+}
+
+const ID_NAMES: Record<IdKind, string> = {
+	user: 'a user id (usr_…)',
+	course: 'a course id (crs_…)',
+	enrollment: 'an enrollment id (enr_…)',
+	certificate: 'a certificate id (cert_…)',
+};
+
+/** A filter holding one resource id, checked for shape before any query. */
+export function idParam(kind: IdKind): Joi.StringSchema {
+	return Joi.string().pattern(ID_PATTERNS[kind], ID_NAMES[kind]);
+}

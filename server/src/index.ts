@@ -1,0 +1,10 @@
+/** The server package's public API, for the CLI, tests and anyone embedding the server. */
+export { loadConfig, ConfigError, type Config } from './config';
+export { connect, migrate } from './db';
+export { createApp, type AppOptions } from './http/app';
+export type { AppDeps } from './http/deps';
+export { createLogger } from './http/logging';
+export { startServer, type RunningServer, type StartOptions } from './server';
+export { createKey, rotateKey, revokeKey, listKeys, authenticate, keyJson, KeyRuleError } from './api-keys/service';
+export { Problem, problems } from './common/problem';
+export { openApiDocument } from './openapi/document';

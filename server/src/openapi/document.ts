@@ -1,0 +1,250 @@
+import { SCOPES, type Scope } from '../api-keys/model';
+import { ID_PATTERNS } from '../common/id-shapes';
+import { ENROLLMENT_STATUSES } from '../enrollments/model';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../http/list';
+import { ROLES } from '../users/model';
+import * as schemas from './schemas';
+
+/** The OpenAPI 3.1 description served at /api/v1/openapi.json. */
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const requestIdHeader = {
+	'X-Request-Id': { description: 'Echo of a sane incoming X-Request-Id, else a generated one.', required: true, schema: { type: 'string' } },
+};
+const rateLimitHeaders = {
+	RateLimit: { description: 'IETF draft-8: remaining requests (`r`) and seconds to reset (`t`).', schema: { type: 'string' } },
+	'RateLimit-Policy': { description: 'IETF draft-8: quota (`q`) per window (`w`, seconds).', schema: { type: 'string' } },
+	'X-RateLimit-Limit': { schema: { type: 'integer' } },
+	'X-RateLimit-Remaining': { schema: { type: 'integer' } },
+	'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets.', schema: { type: 'integer' } },
+};
+const bearerChallenge = (required: boolean) => ({
+	'WWW-Authenticate': { description: 'RFC 6750 Bearer challenge.', required, schema: { type: 'string' } },
+});
+
+function problem(description: string, status: number, codes: string[], headers: Record<string, object> = {}) {
+	return {
+		description,
+		headers: { ...requestIdHeader, ...headers },
+		content: {
+			'application/problem+json': {
+				schema: {
+					allOf: [ref('Problem')],
+					properties: { status: { const: status }, code: { enum: codes } },
+				},
+			},
+		},
+	};
+}
+
+const responses = {
+	InvalidRequest: problem('A query parameter or body field is wrong; `errors` names each one.', 400, ['invalid_request']),
+	Unauthorized: problem('No key, or the key is not usable.', 401, ['missing_api_key', 'invalid_api_key', 'api_key_revoked', 'api_key_rotated'], bearerChallenge(true)),
+	Forbidden: problem('The organization is not on Enterprise, or the key lacks the scope.', 403, ['plan_required', 'insufficient_scope'], {
+		...bearerChallenge(false),
+		'X-OAuth-Scopes': { description: 'The scopes the key holds.', schema: { type: 'string' } },
+		'X-Accepted-OAuth-Scopes': { description: 'The scope this operation needs.', schema: { type: 'string' } },
+	}),
+	NotFound: problem('No such record in your organization (or no such path).', 404, ['not_found']),
+	MethodNotAllowed: problem('The path exists but not with this method.', 405, ['method_not_allowed'], {
+		Allow: { description: 'The methods this path accepts.', required: true, schema: { type: 'string' } },
+	}),
+	TooManyRequests: problem('The per-IP limit is exceeded.', 429, ['rate_limited'], {
+		'Retry-After': { description: 'Seconds to wait.', required: true, schema: { type: 'integer' } },
+		...rateLimitHeaders,
+	}),
+	InternalError: problem('Something unexpected failed; report the request_id.', 500, ['internal_error']),
+	Unavailable: problem('The limiter cannot reach its shared store; retry shortly.', 503, ['rate_limit_unavailable'], {
+		'Retry-After': { description: 'Seconds to wait.', required: true, schema: { type: 'integer' } },
+	}),
+};
+
+const commonErrors = {
+	'401': { $ref: '#/components/responses/Unauthorized' },
+	'403': { $ref: '#/components/responses/Forbidden' },
+	'405': { $ref: '#/components/responses/MethodNotAllowed' },
+	'429': { $ref: '#/components/responses/TooManyRequests' },
+	'500': { $ref: '#/components/responses/InternalError' },
+	'503': { $ref: '#/components/responses/Unavailable' },
+};
+
+function ok(description: string, schema: object, extraHeaders: Record<string, object> = {}) {
+	return { description, headers: { ...requestIdHeader, ...rateLimitHeaders, ...extraHeaders }, content: { 'application/json': { schema } } };
+}
+
+function queryParam(name: string, description: string, schema: object) {
+	return { name, in: 'query', required: false, description, schema };
+}
+
+const filterParams = {
+	email: queryParam('email', 'Exact e-mail address, compared without regard to case.', { type: 'string', format: 'email' }),
+	role: queryParam('role', 'Only users with this role.', { type: 'string', enum: [...ROLES] }),
+	student_id: queryParam('student_id', 'Only records of this student.', { type: 'string', pattern: ID_PATTERNS.user.source }),
+	course_id: queryParam('course_id', 'Only records of this course.', { type: 'string', pattern: ID_PATTERNS.course.source }),
+	status: queryParam('status', 'Only enrollments in this status.', { type: 'string', enum: [...ENROLLMENT_STATUSES] }),
+};
+
+function security(scope: Scope) {
+	return { security: [{ bearerAuth: [scope] }], 'x-required-scope': scope };
+}
+
+function listOperation(operationId: string, summary: string, item: string, scope: Scope, filters: Array<keyof typeof filterParams>) {
+	return {
+		get: {
+			operationId,
+			summary,
+			description: `${summary}. Ordered by created_at, then id. Unknown or repeated query parameters answer 400. Needs \`${scope}\`.`,
+			tags: [item],
+			...security(scope),
+			parameters: [{ $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/per_page' }, ...filters.map((f) => filterParams[f])],
+			responses: {
+				'200': ok(`A page of ${item} records.`, ref(`${item}List`), {
+					Link: { description: 'RFC 8288 links: first, prev, next, last (those that exist), absolute.', required: true, schema: { type: 'string' } },
+				}),
+				'400': { $ref: '#/components/responses/InvalidRequest' },
+				...commonErrors,
+			},
+		},
+	};
+}
+
+function getOperation(operationId: string, summary: string, item: string, scope: Scope, idPattern: RegExp) {
+	return {
+		get: {
+			operationId,
+			summary,
+			description: `${summary}. Another organization's id answers 404. Needs \`${scope}\`.`,
+			tags: [item],
+			...security(scope),
+			parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: idPattern.source } }],
+			responses: {
+				'200': ok(`The ${item}.`, ref(item)),
+				'404': { $ref: '#/components/responses/NotFound' },
+				...commonErrors,
+			},
+		},
+	};
+}
+
+const createEnrollment = {
+	operationId: 'createEnrollment',
+	summary: 'Enroll a student in a course',
+	description:
+		'Creates an active enrollment with progress 0. Concurrent identical requests create one enrollment; the others answer 409. Needs `write:enrollments`.',
+	tags: ['Enrollment'],
+	...security('write:enrollments'),
+	requestBody: {
+		required: true,
+		content: {
+			'application/json': {
+				schema: {
+					type: 'object',
+					additionalProperties: false,
+					required: ['student_id', 'course_id'],
+					properties: {
+						student_id: { type: 'string', minLength: 1, description: 'A student of your organization.' },
+						course_id: { type: 'string', minLength: 1, description: 'A published course of your organization.' },
+					},
+				},
+			},
+		},
+	},
+	responses: {
+		'201': ok('The new enrollment.', ref('Enrollment'), {
+			Location: { description: '/api/v1/enrollments/{id}', required: true, schema: { type: 'string' } },
+		}),
+		'400': problem('Malformed JSON, or a missing, empty, mistyped or unknown field (one `errors` entry each).', 400, ['invalid_request', 'malformed_json']),
+		'409': problem('The student is already enrolled; `enrollment_id` is the existing enrollment.', 409, ['already_enrolled']),
+		'413': problem('The body is over 16 KiB.', 413, ['payload_too_large']),
+		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
+		'422': problem('The student or the course cannot take this enrollment.', 422, [
+			'student_not_found',
+			'not_a_student',
+			'course_not_found',
+			'course_not_published',
+		]),
+		...commonErrors,
+	},
+};
+
+export function openApiDocument() {
+	return {
+		openapi: '3.1.0',
+		jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+		info: {
+			title: 'LMS REST API',
+			version: '1.0.0',
+			description:
+				'Read users, courses, enrollments and certificates of one organization, and create enrollments. Enterprise plan only. ' +
+				`Every request is limited per client IP (shared with the whole platform). Scopes: ${SCOPES.join(', ')}.`,
+		},
+		paths: {
+			'/api/v1/users': listOperation('listUsers', 'List users', 'User', 'read:users', ['email', 'role']),
+			'/api/v1/users/{id}': getOperation('getUser', 'Retrieve a user', 'User', 'read:users', ID_PATTERNS.user),
+			'/api/v1/courses': listOperation('listCourses', 'List published courses', 'Course', 'read:courses', []),
+			'/api/v1/courses/{id}': getOperation('getCourse', 'Retrieve a published course', 'Course', 'read:courses', ID_PATTERNS.course),
+			'/api/v1/enrollments': {
+				...listOperation('listEnrollments', 'List enrollments', 'Enrollment', 'read:enrollments', ['student_id', 'course_id', 'status']),
+				post: createEnrollment,
+			},
+			'/api/v1/enrollments/{id}': getOperation('getEnrollment', 'Retrieve an enrollment', 'Enrollment', 'read:enrollments', ID_PATTERNS.enrollment),
+			'/api/v1/certificates': listOperation('listCertificates', 'List certificates', 'Certificate', 'read:enrollments', ['student_id', 'course_id']),
+			'/api/v1/certificates/{id}': getOperation('getCertificate', 'Retrieve a certificate', 'Certificate', 'read:enrollments', ID_PATTERNS.certificate),
+			'/api/v1/openapi.json': {
+				get: {
+					operationId: 'getOpenApiDocument',
+					summary: 'This document',
+					security: [],
+					tags: ['Meta'],
+					responses: {
+						'200': ok('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'paths'] }),
+						'405': { $ref: '#/components/responses/MethodNotAllowed' },
+						'429': { $ref: '#/components/responses/TooManyRequests' },
+					},
+				},
+			},
+		},
+		components: {
+			securitySchemes: {
+				bearerAuth: {
+					type: 'http',
+					scheme: 'bearer',
+					bearerFormat: 'lms_ + 32 base62 + 6-character checksum',
+					description: 'An API key created by a Super Admin in Settings → API Keys.',
+				},
+			},
+			parameters: {
+				page: { name: 'page', in: 'query', required: false, description: 'Page number, from 1.', schema: { type: 'integer', minimum: 1, default: 1 } },
+				per_page: {
+					name: 'per_page',
+					in: 'query',
+					required: false,
+					description: `Records per page, 1 to ${MAX_PER_PAGE}.`,
+					schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
+				},
+			},
+			schemas: {
+				User: schemas.User,
+				Course: schemas.Course,
+				Enrollment: schemas.Enrollment,
+				Certificate: schemas.Certificate,
+				UserList: schemas.listOf('User'),
+				CourseList: schemas.listOf('Course'),
+				EnrollmentList: schemas.listOf('Enrollment'),
+				CertificateList: schemas.listOf('Certificate'),
+				Pagination: schemas.Pagination,
+				FieldError: schemas.FieldError,
+				Problem: schemas.Problem,
+			},
+			responses,
+		},
+		tags: [
+			{ name: 'User' },
+			{ name: 'Course' },
+			{ name: 'Enrollment', description: 'Enrollments and their creation.' },
+			{ name: 'Certificate', description: 'Covered by the read:enrollments scope.' },
+			{ name: 'Meta' },
+		],
+	};
+}

@@ -1,0 +1,117 @@
+import { ROLES } from '../users/model';
+import { ENROLLMENT_STATUSES } from '../enrollments/model';
+import { ID_PATTERNS } from '../common/id-shapes';
+import { PROBLEM_TYPE_BASE } from '../common/problem';
+
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of everything the API returns. Built from the
+ * same constants as the code (roles, statuses, id patterns) and checked against real
+ * responses by the test suite, so they cannot drift.
+ */
+
+const timestamp = { type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' };
+const nullableTimestamp = { type: ['string', 'null'], format: 'date-time', pattern: timestamp.pattern };
+const id = (pattern: RegExp, example: string) => ({ type: 'string', pattern: pattern.source, examples: [example] });
+
+const userId = id(ID_PATTERNS.user, 'usr_4Jq2bX9mKc7LtPz1');
+const courseId = id(ID_PATTERNS.course, 'crs_8fYt2QwLm3NcZr6V');
+const enrollmentId = id(ID_PATTERNS.enrollment, 'enr_2mZ8cRk4Tq9XbW1n');
+const certificateId = id(ID_PATTERNS.certificate, 'cert_7Hd3pLx9Qa2Vn5Ks');
+
+function record(properties: Record<string, object>, description: string) {
+	return { type: 'object', description, additionalProperties: false, required: Object.keys(properties), properties };
+}
+
+export const User = record(
+	{
+		id: userId,
+		name: { type: 'string' },
+		email: { type: 'string', format: 'email' },
+		role: { type: 'string', enum: [...ROLES] },
+		created_at: timestamp,
+	},
+	'A person in the organization.',
+);
+
+export const Course = record(
+	{
+		id: courseId,
+		title: { type: 'string' },
+		description: { type: 'string' },
+		status: { type: 'string', const: 'published', description: 'Always published: drafts are not visible through the API.' },
+		published_at: nullableTimestamp,
+		created_at: timestamp,
+		updated_at: timestamp,
+	},
+	'A published course of the organization.',
+);
+
+export const Enrollment = record(
+	{
+		id: enrollmentId,
+		student_id: userId,
+		course_id: courseId,
+		status: { type: 'string', enum: [...ENROLLMENT_STATUSES] },
+		progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
+		enrolled_at: timestamp,
+		completed_at: { ...nullableTimestamp, description: 'Null until the enrollment is completed.' },
+		created_at: timestamp,
+		updated_at: timestamp,
+	},
+	'A student enrolled in a course.',
+);
+
+export const Certificate = record(
+	{
+		id: certificateId,
+		student_id: userId,
+		course_id: courseId,
+		enrollment_id: enrollmentId,
+		issued_at: timestamp,
+		expires_at: { ...nullableTimestamp, description: 'Null when the certificate does not expire.' },
+		verification_code: { type: 'string' },
+	},
+	'A certificate earned by completing an enrollment.',
+);
+
+export const Pagination = record(
+	{
+		page: { type: 'integer', minimum: 1 },
+		per_page: { type: 'integer', minimum: 1, maximum: 100 },
+		total: { type: 'integer', minimum: 0, description: 'Records matching the filters, across all pages.' },
+	},
+	'Where this page sits in the whole list.',
+);
+
+export const FieldError = record(
+	{
+		param: { type: 'string', description: 'The query parameter or body field at fault.' },
+		code: { type: 'string' },
+		message: { type: 'string' },
+	},
+	'One problem with one parameter.',
+);
+
+export const Problem = {
+	type: 'object',
+	description: 'RFC 9457 problem details. `code` is stable; `detail` is a sentence a person can act on.',
+	required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+	properties: {
+		type: { type: 'string', format: 'uri', pattern: `^${PROBLEM_TYPE_BASE.replace(/[.]/g, '\\.')}[a-z_]+$` },
+		title: { type: 'string' },
+		status: { type: 'integer', minimum: 400, maximum: 599 },
+		detail: { type: 'string' },
+		code: { type: 'string' },
+		request_id: { type: 'string' },
+		errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
+		enrollment_id: { ...enrollmentId, description: 'On `already_enrolled`: the existing enrollment.' },
+		required_scope: { type: 'string', description: 'On `insufficient_scope`: the scope the operation needs.' },
+	},
+};
+
+export function listOf(item: string) {
+	return record(
+		{ data: { type: 'array', items: { $ref: `#/components/schemas/${item}` } }, pagination: { $ref: '#/components/schemas/Pagination' } },
+		`A page of ${item} records.`,
+	);
+}

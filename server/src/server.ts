@@ -1,0 +1,80 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { Store } from 'express-rate-limit';
+import type { Logger } from 'pino';
+import type { Sequelize } from 'sequelize';
+
+import type { Config } from './config';
+import { connect, migrate as applyMigrations } from './db';
+import { createApp } from './http/app';
+import { createLogger } from './http/logging';
+
+export interface StartOptions {
+	config: Config;
+	logger?: Logger;
+	/** Apply pending migrations before listening (default true; `start --no-migrate` passes false). */
+	migrate?: boolean;
+	rateLimitStore?: Store;
+	/** How long close() waits for in-flight requests before cutting them off. */
+	drainTimeoutMs?: number;
+}
+
+export interface RunningServer {
+	/** The origin, e.g. `http://127.0.0.1:3000` (no trailing slash). */
+	url: string;
+	port: number;
+	sequelize: Sequelize;
+	/** Stops accepting, lets in-flight requests finish, then releases the database and Redis. */
+	close(): Promise<void>;
+}
+
+function originOf(host: string, port: number): string {
+	const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+	return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+/** The network half of the server: database, migrations, the app, a listening socket. */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+	const { config } = options;
+	const logger = options.logger ?? createLogger(config);
+	const sequelize = await connect({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax });
+	if (options.migrate !== false) await applyMigrations(sequelize);
+
+	const app = createApp({ config, sequelize, logger }, { rateLimitStore: options.rateLimitStore });
+	const limitStore = app.locals.limitStore;
+	// A shared store that is down at start makes every request a 503 until it returns; say so.
+	await limitStore?.check().catch((err: unknown) => {
+		logger.warn({ store: limitStore.kind, error: String(err) }, 'rate-limit store unreachable at start-up');
+	});
+
+	const server = createServer(app);
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(config.port, config.host, () => {
+			server.off('error', reject);
+			resolve();
+		});
+	});
+	const port = (server.address() as AddressInfo).port;
+
+	let closing: Promise<void> | undefined;
+	const close = () => {
+		closing ??= (async () => {
+			const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+			// Keep-alive sockets become idle as their last response ends: close them as they do,
+			// rather than waiting for clients to hang up.
+			server.closeIdleConnections();
+			const sweep = setInterval(() => server.closeIdleConnections(), 50);
+			const cutOff = setTimeout(() => server.closeAllConnections(), options.drainTimeoutMs ?? 10_000);
+			await drained;
+			clearInterval(sweep);
+			clearTimeout(cutOff);
+			await limitStore?.close();
+			await sequelize.close();
+		})();
+		return closing;
+	};
+
+	return { url: originOf(config.host, port), port, sequelize, close };
+}

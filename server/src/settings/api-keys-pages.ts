@@ -1,0 +1,223 @@
+import { Router, type Request, type Response } from 'express';
+
+import type { ApiKey } from '../api-keys/model';
+import { SCOPES } from '../api-keys/model';
+import {
+	createKey,
+	KeyRuleError,
+	listAuditEvents,
+	listKeys,
+	revokeKey,
+	rotateKey,
+	type Actor,
+	type IssuedKey,
+	type KeyRuleCode,
+	type Origin,
+} from '../api-keys/service';
+import { User } from '../users/model';
+import type { OneTimeKeyBox } from './one-time-key';
+import { redirectAfterSave, saveSession } from './session';
+import { requireSignIn, requireSuperAdmin, viewerOf } from './viewer';
+import type { Views } from './views';
+
+const BASE = '/settings/api-keys';
+const AUDIT_ROWS = 50;
+
+/** How a broken key rule reads in HTTP terms. */
+const RULE_STATUS: Record<KeyRuleCode, number> = {
+	organization_not_found: 404,
+	plan_required: 403,
+	invalid_label: 422,
+	invalid_scopes: 422,
+	key_not_found: 404,
+	key_not_active: 409,
+};
+
+const ACTION_WORDS: Record<string, string> = {
+	'key.created': 'Created',
+	'key.rotated': 'Rotated',
+	'key.revoked': 'Revoked',
+};
+
+function actorOf(res: Response): Actor {
+	const { user } = viewerOf(res);
+	// The audit log names people by email: unique, and still meaningful if the user is renamed.
+	return { kind: 'user', id: user.id, name: user.email };
+}
+
+function originOf(req: Request): Origin {
+	return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null };
+}
+
+function bodyOf(req: Request): Record<string, unknown> {
+	return (req.body as Record<string, unknown> | undefined) ?? {};
+}
+
+/**
+ * Settings → API Keys. Every change goes through the key service, which holds the rules
+ * (Enterprise only, label, scopes, audit); this file only turns forms into calls and
+ * results into pages.
+ */
+export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
+	const router = Router();
+	router.use(BASE, requireSignIn, requireSuperAdmin(views));
+
+	/** The keys page, with the "New API key" form as submitted (after an error) or empty. */
+	async function renderKeysPage(
+		req: Request,
+		res: Response,
+		form: { label?: string; scopes?: string[]; error?: string } = {},
+		status = 200,
+	): Promise<void> {
+		const viewer = viewerOf(res);
+		const organizationId = viewer.organization.id;
+		const [keys, events] = await Promise.all([listKeys(organizationId), listAuditEvents(organizationId, AUDIT_ROWS)]);
+		const people = new Map<string, string>();
+		const userIds = [...new Set([...keys.map((k) => k.createdBy), ...events.map((e) => e.actor)])].filter((id) => id !== 'cli');
+		if (userIds.length > 0) {
+			const users = await User.findAll({ where: { id: userIds, organizationId }, attributes: ['id', 'name'] });
+			for (const u of users) people.set(u.id, u.name);
+		}
+		const byId = new Map(keys.map((k) => [k.id, k]));
+		const personName = (id: string) => (id === 'cli' ? 'Command line' : (people.get(id) ?? 'A former user'));
+
+		await views.render(
+			req,
+			res,
+			'api-keys.njk',
+			{
+				scopes: SCOPES,
+				keys: keys.map((k) => ({
+					id: k.id,
+					label: k.label,
+					scopes: k.scopeList,
+					masked: k.masked,
+					status: k.status,
+					createdAt: k.createdAt,
+					createdBy: personName(k.createdBy),
+					lastUsedAt: k.lastUsedAt,
+					revokedAt: k.revokedAt,
+					replacedBy: k.replacedBy ? byId.get(k.replacedBy)?.masked : undefined,
+				})),
+				events: events.map((e) => {
+					const key: ApiKey | undefined = byId.get(e.apiKeyId);
+					return {
+						at: e.createdAt,
+						who: e.actor === 'cli' ? 'Command line' : (people.get(e.actor) ?? e.actorName),
+						whoDetail: e.actor === 'cli' ? '' : e.actorName,
+						action: ACTION_WORDS[e.action] ?? e.action,
+						keyLabel: key?.label ?? e.apiKeyId,
+						keyMasked: key?.masked ?? '',
+						ip: e.ip ?? '',
+					};
+				}),
+				form: { label: form.label ?? '', scopes: form.scopes ?? [], error: form.error },
+			},
+			status,
+		);
+	}
+
+	/** A rule the service refused: shown on the keys page in the person's terms. */
+	async function refused(req: Request, res: Response, err: unknown, form: { label?: string; scopes?: string[] } = {}) {
+		if (!(err instanceof KeyRuleError)) throw err;
+		if (err.code === 'key_not_found') return views.render(req, res, 'not-found.njk', {}, 404);
+		await renderKeysPage(req, res, { ...form, error: err.message }, RULE_STATUS[err.code]);
+	}
+
+	/** Hands the new secret to the one page that shows it (POST → 303 → GET, so never twice). */
+	async function showOnce(req: Request, res: Response, { apiKey, secret }: IssuedKey, action: 'created' | 'rotated') {
+		oneTimeKeys.put(req, { keyId: apiKey.id, label: apiKey.label, scopes: apiKey.scopeList, masked: apiKey.masked, action, secret });
+		await redirectAfterSave(req, res, `${BASE}/new-key`);
+	}
+
+	async function findKey(res: Response, keyId: string): Promise<ApiKey | undefined> {
+		const keys = await listKeys(viewerOf(res).organization.id);
+		return keys.find((k) => k.id === keyId);
+	}
+
+	router.get(BASE, async (req, res) => {
+		await renderKeysPage(req, res);
+	});
+
+	router.post(BASE, async (req, res) => {
+		const body = bodyOf(req);
+		const label = typeof body.label === 'string' ? body.label : '';
+		const rawScopes = body.scopes;
+		const scopes = (Array.isArray(rawScopes) ? rawScopes : [rawScopes]).filter((s): s is string => typeof s === 'string');
+		try {
+			const { apiKey, secret } = await createKey({
+				organizationId: viewerOf(res).organization.id,
+				label,
+				scopes,
+				actor: actorOf(res),
+				origin: originOf(req),
+			});
+			await showOnce(req, res, { apiKey, secret }, 'created');
+		} catch (err) {
+			await refused(req, res, err, { label, scopes });
+		}
+	});
+
+	/**
+	 * The one page that shows a full key, once: the secret is taken out of the session as it is
+	 * rendered, and the page may not be stored by any cache, so reloading it or coming back to
+	 * it leads to the keys list.
+	 */
+	router.get(`${BASE}/new-key`, async (req, res) => {
+		const shown = oneTimeKeys.take(req);
+		if (!shown) return redirectAfterSave(req, res, BASE);
+		// Forgotten by the session before the page leaves, not after.
+		await saveSession(req);
+		await views.render(req, res, 'new-key.njk', { key: shown });
+	});
+
+	router.get(`${BASE}/:keyId/:action`, async (req, res) => {
+		const action = req.params.action;
+		if (action !== 'rotate' && action !== 'revoke') return views.render(req, res, 'not-found.njk', {}, 404);
+		const key = await findKey(res, req.params.keyId);
+		if (!key) return views.render(req, res, 'not-found.njk', {}, 404);
+		if (key.status !== 'active') {
+			req.session.notice = { kind: 'error', text: `The key ${key.label} is already ${key.status}.` };
+			return redirectAfterSave(req, res, BASE);
+		}
+		const viewer = viewerOf(res);
+		if (action === 'rotate' && !viewer.hasApi) {
+			return renderKeysPage(req, res, {}, 403);
+		}
+		await views.render(req, res, 'confirm.njk', {
+			action,
+			key: { id: key.id, label: key.label, masked: key.masked, scopes: key.scopeList },
+		});
+	});
+
+	router.post(`${BASE}/:keyId/rotate`, async (req, res) => {
+		try {
+			const { apiKey, secret } = await rotateKey({
+				keyId: req.params.keyId,
+				organizationId: viewerOf(res).organization.id,
+				actor: actorOf(res),
+				origin: originOf(req),
+			});
+			await showOnce(req, res, { apiKey, secret }, 'rotated');
+		} catch (err) {
+			await refused(req, res, err);
+		}
+	});
+
+	router.post(`${BASE}/:keyId/revoke`, async (req, res) => {
+		try {
+			const apiKey = await revokeKey({
+				keyId: req.params.keyId,
+				organizationId: viewerOf(res).organization.id,
+				actor: actorOf(res),
+				origin: originOf(req),
+			});
+			req.session.notice = { kind: 'success', text: `Revoked ${apiKey.label} (${apiKey.masked}). It stopped working immediately.` };
+			await redirectAfterSave(req, res, BASE);
+		} catch (err) {
+			await refused(req, res, err);
+		}
+	});
+
+	return router;
+}

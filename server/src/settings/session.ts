@@ -1,0 +1,68 @@
+import connectSessionSequelize from 'connect-session-sequelize';
+import session from 'express-session';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Sequelize } from 'sequelize';
+
+import type { SealedKey } from './one-time-key';
+
+export const SESSION_COOKIE = 'lms.sid';
+const SESSION_HOURS = 8;
+
+export interface Notice {
+	kind: 'success' | 'error';
+	text: string;
+}
+
+declare module 'express-session' {
+	interface SessionData {
+		/** Set only by a successful sign-in, on a freshly regenerated session. */
+		userId: string;
+		/** The secret of a key just created or rotated, sealed, until the next page shows it once. */
+		oneTimeKey: SealedKey;
+		/** A message for the next page, e.g. "Key revoked". */
+		notice: Notice;
+	}
+}
+
+/**
+ * Sessions live in the `sessions` table (migration 0002) through connect-session-sequelize;
+ * the table is created by migrations, so the store's own sync() is never called.
+ *
+ * The cookie is HttpOnly, SameSite=Lax, and Secure whenever the request came over HTTPS:
+ * `secure: 'auto'` reads `req.secure`, which honours the app's `trust proxy` (TRUST_PROXY),
+ * so an HTTPS-terminating proxy gets a Secure cookie and plain-HTTP development still works.
+ */
+export function sessionMiddleware(sequelize: Sequelize, secret: string): RequestHandler {
+	const SequelizeStore = connectSessionSequelize(session.Store);
+	const store = new SequelizeStore({ db: sequelize, tableName: 'sessions', modelKey: 'Session' });
+	return session({
+		name: SESSION_COOKIE,
+		secret,
+		store,
+		resave: false,
+		saveUninitialized: false,
+		unset: 'destroy',
+		cookie: {
+			httpOnly: true,
+			sameSite: 'lax',
+			secure: 'auto',
+			path: '/',
+			maxAge: SESSION_HOURS * 60 * 60 * 1000,
+		},
+	});
+}
+
+/**
+ * Writes the session now. express-session would otherwise save it while the response is
+ * already on its way, and a browser that follows a redirect as soon as it sees the headers
+ * can load the next page from the session as it was before.
+ */
+export function saveSession(req: Request): Promise<void> {
+	return new Promise((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
+}
+
+/** Saves the session, then redirects with 303 (a POST's result is fetched with GET). */
+export async function redirectAfterSave(req: Request, res: Response, location: string): Promise<void> {
+	await saveSession(req);
+	res.redirect(303, location);
+}

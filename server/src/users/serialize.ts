@@ -1,0 +1,13 @@
+import { iso } from '../common/time';
+import type { User } from './model';
+
+/** A user as the API shows it: no organization, no email_lower, never the password hash. */
+export function serializeUser(user: User) {
+	return {
+		id: user.id,
+		name: user.name,
+		email: user.email,
+		role: user.role,
+		created_at: iso(user.createdAt),
+	};
+}

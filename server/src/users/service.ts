@@ -1,0 +1,62 @@
+import { UniqueConstraintError } from 'sequelize';
+
+import { RuleError } from '../common/rule-error';
+import type { Organization } from '../organizations/model';
+import { hashPassword } from './password';
+import { ROLES, User, type Role } from './model';
+
+/** Roles that sign in to the settings pages, so they cannot exist without a password. */
+export const SIGN_IN_ROLES: readonly Role[] = ['admin', 'super_admin'];
+export const MIN_PASSWORD_LENGTH = 8;
+
+// Deliberately loose: one @, no spaces, a dot in the domain. Deliverability is not ours to judge.
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normaliseRole(role: unknown): Role {
+	if (typeof role === 'string' && (ROLES as readonly string[]).includes(role)) return role as Role;
+	throw new RuleError('invalid_role', `Unknown role ${JSON.stringify(role ?? '')}: choose from ${ROLES.join(', ')}.`);
+}
+
+export function needsPassword(role: Role): boolean {
+	return SIGN_IN_ROLES.includes(role);
+}
+
+export async function createUser(input: {
+	organization: Organization;
+	email: unknown;
+	name: unknown;
+	role: unknown;
+	password?: string;
+}): Promise<User> {
+	const email = typeof input.email === 'string' ? input.email.trim() : '';
+	if (!EMAIL.test(email) || email.length > 254) {
+		throw new RuleError('invalid_email', `${JSON.stringify(email)} is not an e-mail address.`);
+	}
+	const name = typeof input.name === 'string' ? input.name.trim() : '';
+	if (name.length < 1 || name.length > 200) {
+		throw new RuleError('invalid_name', 'Give the user a name of 1 to 200 characters.');
+	}
+	const role = normaliseRole(input.role);
+	const password = input.password ?? '';
+	if (password === '' && needsPassword(role)) {
+		throw new RuleError('password_required', `The ${role} role signs in to the settings pages and needs a password.`);
+	}
+	if (password !== '' && password.length < MIN_PASSWORD_LENGTH) {
+		throw new RuleError('weak_password', `The password must be at least ${MIN_PASSWORD_LENGTH} characters.`);
+	}
+	try {
+		return await User.create({
+			organizationId: input.organization.id,
+			email,
+			name,
+			role,
+			passwordHash: password === '' ? null : await hashPassword(password),
+		});
+	} catch (err) {
+		// E-mail is the sign-in identity, so it is unique across all organizations.
+		if (err instanceof UniqueConstraintError) {
+			throw new RuleError('email_taken', `A user with e-mail ${email} already exists.`);
+		}
+		throw err;
+	}
+}

@@ -1,0 +1,108 @@
+/**
+ * The settings pages' HTTP contract, where a browser would hide the detail: cookie flags
+ * behind an HTTPS proxy, headers, and what the settings middleware leaves alone.
+ */
+import { startTestServer, type TestServer } from '../helpers/server';
+
+let server: TestServer;
+
+beforeAll(async () => {
+	// One trusted proxy in front, which terminates HTTPS and says so in X-Forwarded-Proto.
+	server = await startTestServer({ seed: false, env: { TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '100000' } });
+}, 60_000);
+
+afterAll(async () => {
+	await server?.stop();
+});
+
+function get(path: string, headers: Record<string, string> = {}): Promise<Response> {
+	return fetch(`${server.baseUrl}${path}`, { headers, redirect: 'manual' });
+}
+
+function sessionCookie(res: Response): string | undefined {
+	return res.headers.getSetCookie().find((c) => c.startsWith('lms.sid='));
+}
+
+test('behind a trusted HTTPS proxy the session cookie is Secure, HttpOnly and SameSite=Lax', async () => {
+	const res = await get('/login', { 'X-Forwarded-Proto': 'https' });
+	expect(res.status).toBe(200);
+	const cookie = sessionCookie(res);
+	expect(cookie).toBeDefined();
+	expect(cookie).toMatch(/;\s*Secure/i);
+	expect(cookie).toMatch(/;\s*HttpOnly/i);
+	expect(cookie).toMatch(/;\s*SameSite=Lax/i);
+});
+
+test('over plain HTTP the cookie is not Secure (it would never come back), but still HttpOnly', async () => {
+	const cookie = sessionCookie(await get('/login'));
+	expect(cookie).toMatch(/;\s*HttpOnly/i);
+	expect(cookie).not.toMatch(/;\s*Secure/i);
+});
+
+test('pages carry a strict Content-Security-Policy and are never cached', async () => {
+	const res = await get('/login');
+	const csp = res.headers.get('content-security-policy') ?? '';
+	expect(csp).toContain("default-src 'none'");
+	expect(csp).toContain("script-src 'self'");
+	expect(csp).toContain("style-src 'self'");
+	expect(csp).toContain("frame-ancestors 'none'");
+	expect(csp).toContain("form-action 'self'");
+	expect(csp).not.toContain('unsafe-inline');
+	expect(res.headers.get('cache-control')).toBe('no-store');
+	expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+	const html = await res.text();
+	// No inline script or style for the policy to have to allow.
+	expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+	expect(html).not.toMatch(/<style|style="/);
+});
+
+test('the stylesheet and script are served locally, without creating a session', async () => {
+	for (const [path, type] of [
+		['/settings/assets/settings.css', /^text\/css/],
+		['/settings/assets/settings.js', /javascript/],
+		['/settings/assets/favicon.svg', /^image\/svg\+xml/],
+	] as const) {
+		const res = await get(path);
+		expect(res.status).toBe(200);
+		expect(res.headers.get('content-type')).toMatch(type);
+		expect(sessionCookie(res)).toBeUndefined();
+	}
+});
+
+test('the API and unknown settings paths get no session', async () => {
+	const api = await get('/api/v1/users');
+	expect(api.status).toBe(401);
+	expect(sessionCookie(api)).toBeUndefined();
+
+	const missing = await get('/settings/no-such-page');
+	expect(missing.status).toBe(404);
+	await expect(missing.text()).resolves.toContain('Page not found');
+	expect(sessionCookie(missing)).toBeUndefined();
+});
+
+test('a sign-in form never sends the person off-site afterwards', async () => {
+	for (const next of ['//evil.example/x', 'https://evil.example/', '/settings/../../evil', '/api/v1/users']) {
+		const html = await (await get(`/login?next=${encodeURIComponent(next)}`)).text();
+		expect(html).toContain('name="next" value="/settings"');
+	}
+	const html = await (await get('/login?next=%2Fsettings%2Fapi-keys')).text();
+	expect(html).toContain('name="next" value="/settings/api-keys"');
+});
+
+test('a sign-in POST without its CSRF token is refused with a page that says why', async () => {
+	const res = await fetch(`${server.baseUrl}/login`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+		body: 'email=a%40b.test&password=x',
+		redirect: 'manual',
+	});
+	expect(res.status).toBe(403);
+	expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+	expect(await res.text()).toContain('This form has expired');
+});
+
+test('GET /logout without a session leads to the sign-in page', async () => {
+	const res = await get('/logout');
+	expect(res.status).toBe(303);
+	expect(res.headers.get('location')).toBe('/login');
+});

@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+import { createTestDatabase, type TestDatabase } from './database';
+
+export interface CliResult {
+	code: number;
+	stdout: string;
+	stderr: string;
+}
+
+const CLI = join(__dirname, '..', '..', 'server', 'dist', 'cli.js');
+
+/**
+ * Runs the built `lms-server` as an operator would. The environment is only what the test
+ * passes (plus PATH), so the developer's own DATABASE_URL or LMS_PASSWORD can't leak in.
+ * stdin gets `input` and is then closed, like a shell pipe.
+ */
+export function runCli(
+	args: string[],
+	opts: { env?: Record<string, string | undefined>; input?: string } = {},
+): Promise<CliResult> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [CLI, ...args], {
+			env: { PATH: process.env.PATH, ...opts.env },
+			stdio: ['pipe', 'pipe', 'pipe'],
+		});
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+		child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+		child.on('error', reject);
+		child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+		child.stdin.end(opts.input ?? '');
+	});
+}
+
+/**
+ * A fresh database for a test that runs the CLI without a server: a temporary SQLite file, or
+ * with TEST_DATABASE=postgres a PostgreSQL database of its own (see ./database.ts).
+ */
+export function tempDatabase(): Promise<TestDatabase> {
+	return createTestDatabase();
+}

@@ -1,0 +1,414 @@
+/**
+ * Runs LMS nodes through n8n's real execution engine (n8n-core's WorkflowExecute, RoutingNode and
+ * PollContext) instead of a mocked `this`, so parameters, credentials, `httpRequestWithAuthentication`,
+ * pairedItem and Continue On Fail behave as they do inside n8n.
+ *
+ * n8n's own test harness (NodeTestHarness) is not published, so this file provides the few pieces
+ * the engine expects from the n8n server: a node-type registry, a credentials helper that applies
+ * the credential's generic `authenticate` block, and "additional data" with valid URLs.
+ */
+import { ExecuteContext, ExecutionLifecycleHooks, PollContext, RoutingNode, WorkflowExecute } from 'n8n-core';
+import {
+	createRunExecutionData,
+	ICredentialsHelper,
+	isExpression,
+	NodeHelpers,
+	Workflow,
+	type ICredentialDataDecryptedObject,
+	type ICredentials,
+	type ICredentialsDecrypted,
+	type ICredentialType,
+	type IDataObject,
+	type IExecuteData,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeCredentialTestResult,
+	type INodeExecutionData,
+	type INodeParameters,
+	type INodeType,
+	type INodeTypes,
+	type IRequestOptionsSimplified,
+	type IRun,
+	type IWorkflowBase,
+	type IWorkflowExecuteAdditionalData,
+	type WorkflowActivateMode,
+	type WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import { Container } from '@n8n/di';
+import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-manager';
+
+import { LmsApi } from '../../credentials/LmsApi.credentials';
+
+export const PACKAGE_NAME = 'n8n-nodes-lms';
+
+export interface LmsTestCredentials {
+	baseUrl: string;
+	apiKey: string;
+}
+
+const credentialTypes: Record<string, ICredentialType> = { lmsApi: new LmsApi() };
+
+/** What the n8n server's CredentialsHelper does, minus the database and encryption. */
+class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions | IRequestOptionsSimplified,
+		workflow: Workflow,
+		node: INode,
+	): Promise<IHttpRequestOptions> {
+		const authenticate = credentialTypes[typeName]?.authenticate;
+		if (typeof authenticate === 'function') {
+			return await authenticate(credentials, requestOptions as IHttpRequestOptions);
+		}
+		if (authenticate?.type === 'generic') {
+			const resolve = (value: string) =>
+				isExpression(value)
+					? String(
+							workflow.expression.getSimpleParameterValue(
+								node,
+								value,
+								'internal',
+								{ $credentials: credentials },
+								undefined,
+								'',
+							) ?? '',
+						)
+					: value;
+			for (const [target, entries] of Object.entries(authenticate.properties)) {
+				const options = requestOptions as unknown as Record<string, IDataObject>;
+				options[target] ??= {};
+				for (const [key, value] of Object.entries(entries as Record<string, string>)) {
+					options[target][resolve(key)] = resolve(value);
+				}
+			}
+		}
+		return requestOptions as IHttpRequestOptions;
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used by these tests');
+	}
+
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		_nodeCredentials: unknown,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
+		const data = this.data[type];
+		if (!data) throw new Error(`No test credentials of type ${type}`);
+		return { ...data };
+	}
+
+	async updateCredentials() {}
+
+	async updateCredentialsOauthTokenData() {}
+
+	getCredentialsProperties(type: string) {
+		return credentialTypes[type]?.properties ?? [];
+	}
+
+	isCredentialUsableByNode() {
+		return true;
+	}
+}
+
+function nodeTypesOf(types: Record<string, INodeType>): INodeTypes {
+	return {
+		getByName: (name) => types[name],
+		getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(types[name], version),
+		getKnownTypes: () => ({}),
+	};
+}
+
+function typeName(nodeType: INodeType): string {
+	return `${PACKAGE_NAME}.${nodeType.description.name}`;
+}
+
+function additionalDataFor(
+	credentials: LmsTestCredentials | undefined,
+	workflowData: IWorkflowBase,
+	mode: WorkflowExecuteMode,
+): IWorkflowExecuteAdditionalData {
+	const credentialsHelper = new TestCredentialsHelper(
+		credentials ? { lmsApi: { ...credentials } } : {},
+	);
+	return {
+		credentialsHelper,
+		hooks: new ExecutionLifecycleHooks(mode, 'test-execution', workflowData),
+		executeWorkflow: async () => {
+			throw new Error('not used by these tests');
+		},
+		getRunExecutionData: async () => undefined,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678/',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		variables: {},
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('not used by these tests');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+function nodeFor(nodeType: INodeType, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
+	const version = nodeType.description.version;
+	return {
+		id: 'node-under-test',
+		name: nodeType.description.defaults.name ?? nodeType.description.displayName,
+		type: typeName(nodeType),
+		typeVersion: Array.isArray(version) ? version[version.length - 1] : version,
+		position: [0, 0],
+		parameters,
+		credentials: { lmsApi: { id: 'test-credential', name: 'LMS API (test)' } },
+		...extra,
+	};
+}
+
+export interface RunNodeOptions {
+	credentials: LmsTestCredentials;
+	/** Input items (their `json`); one empty item by default, as after a Manual Trigger. */
+	items?: IDataObject[];
+	/** The node setting "On Error: Continue (regular output)". */
+	continueOnFail?: boolean;
+	/** The node setting "On Error", when the other choices matter. */
+	onError?: INode['onError'];
+}
+
+export interface RunNodeResult {
+	/** The node's first output. */
+	items: INodeExecutionData[];
+	/** The error output, with "On Error: Continue (using error output)". */
+	errorItems: INodeExecutionData[];
+	/** The error that stopped the node, as n8n recorded it. */
+	error?: Error & { description?: string | null; httpCode?: string | null; context?: IDataObject };
+	run: IRun;
+}
+
+/** Executes one node with the given parameters, fed with `items`, and returns what it output. */
+export async function runNode(
+	nodeType: INodeType,
+	parameters: INodeParameters,
+	options: RunNodeOptions,
+): Promise<RunNodeResult> {
+	const onError = options.onError ?? (options.continueOnFail ? 'continueRegularOutput' : undefined);
+	const node = nodeFor(nodeType, parameters, onError ? { onError } : {});
+	const workflowData: IWorkflowBase = {
+		id: 'test-workflow',
+		name: 'LMS node test',
+		active: false,
+		isArchived: false,
+		nodes: [node],
+		connections: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as IWorkflowBase;
+	const workflow = new Workflow({
+		id: workflowData.id,
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: nodeTypesOf({ [node.type]: nodeType }),
+	});
+	const input = (options.items ?? [{}]).map((json) => ({ json }));
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
+		},
+	});
+	const additionalData = additionalDataFor(options.credentials, workflowData, 'manual');
+	const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData)
+		.processRunExecutionData(workflow)
+		.finally(releaseN8nResources);
+	const task = run.data.resultData.runData[node.name]?.[0];
+	return {
+		items: task?.data?.main?.[0] ?? [],
+		errorItems: task?.data?.main?.[1] ?? [],
+		error: (task?.error ?? run.data.resultData.error) as RunNodeResult['error'],
+		run,
+	};
+}
+
+export interface PollOptions {
+	credentials: LmsTestCredentials;
+	/** The workflow's static data, kept between polls; pass the same object to the next call. */
+	staticData?: IDataObject;
+	/** 'manual' is the editor's "Fetch Test Event"; 'trigger' is an active workflow. */
+	mode?: WorkflowExecuteMode;
+	activation?: WorkflowActivateMode;
+}
+
+export interface PollResult {
+	/** What poll() returned: null when there was nothing new. */
+	output: INodeExecutionData[][] | null;
+	staticData: IDataObject;
+}
+
+/**
+ * Calls a polling trigger's poll() once with n8n's real PollContext. Static data lives under
+ * `staticData['node:<node name>']`, as in n8n; keep the returned object for the next tick.
+ */
+export async function runPoll(
+	nodeType: INodeType,
+	parameters: INodeParameters,
+	options: PollOptions,
+): Promise<PollResult> {
+	if (!nodeType.poll) throw new Error(`${nodeType.description.name} has no poll()`);
+	const node = nodeFor(nodeType, parameters);
+	const staticData = options.staticData ?? {};
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		nodes: [node],
+		connections: {},
+		active: true,
+		nodeTypes: nodeTypesOf({ [node.type]: nodeType }),
+		staticData,
+	});
+	const mode = options.mode ?? 'trigger';
+	const additionalData = additionalDataFor(
+		options.credentials,
+		{ id: 'test-workflow', name: 'LMS poll test', nodes: [node], connections: {} } as unknown as IWorkflowBase,
+		mode,
+	);
+	const context = new PollContext(workflow, node, additionalData, mode, options.activation ?? 'init');
+	const output = await nodeType.poll.call(context).finally(releaseN8nResources);
+	return { output, staticData: workflow.staticData as IDataObject };
+}
+
+/** lodash's `get` for dotted paths, which is what n8n uses to read a rule's key. */
+function valueAt(value: unknown, path: string): unknown {
+	return path
+		.split('.')
+		.reduce<unknown>((current, key) => (current as Record<string, unknown> | undefined)?.[key], value);
+}
+
+/**
+ * Runs the credential's `test` the way n8n's CredentialsTester does for declarative tests (see
+ * packages/cli/src/services/credentials-tester.service.ts): the request goes through a
+ * RoutingNode; an HTTP error fails with its status text, and otherwise each
+ * `responseSuccessBody` rule that matches the body turns the result into an error.
+ */
+export async function testCredential(
+	credentials: LmsTestCredentials,
+	credentialType: ICredentialType = credentialTypes.lmsApi,
+): Promise<INodeCredentialTestResult> {
+	const testRequest = credentialType.test;
+	if (!testRequest) throw new Error(`${credentialType.name} has no test`);
+
+	const tempType: INodeType = {
+		description: {
+			displayName: 'Temp',
+			name: 'n8n-nodes-base.noOp',
+			group: ['transform'],
+			version: 1,
+			description: '',
+			defaults: {},
+			inputs: ['main'],
+			outputs: ['main'],
+			credentials: [{ name: credentialType.name, required: true }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: testRequest.request },
+					default: '',
+				},
+			],
+		},
+	};
+	const node: INode = {
+		id: 'temp',
+		name: 'Temp-Node',
+		type: tempType.description.name,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		credentials: { [credentialType.name]: { id: 'test-credential', name: 'test' } },
+	};
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: nodeTypesOf({ [node.type]: tempType }),
+	});
+	const credentialsDecrypted: ICredentialsDecrypted = {
+		id: 'test-credential',
+		name: 'test',
+		type: credentialType.name,
+		data: { ...credentials },
+	};
+	const additionalData = additionalDataFor(
+		credentials,
+		{ id: 'credential-test', name: 'credential test', nodes: [node], connections: {} } as unknown as IWorkflowBase,
+		'internal',
+	);
+	const executeData: IExecuteData = { node, data: {}, source: null };
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		{ resultData: { runData: {} } } as never,
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		executeData,
+		[],
+	);
+
+	let response: INodeExecutionData[][] | null | undefined;
+	try {
+		response = await new RoutingNode(context, tempType, credentialsDecrypted)
+			.runNode()
+			.finally(releaseN8nResources);
+	} catch (error) {
+		const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } })
+			.cause;
+		if (cause?.response) {
+			const { status, statusText } = cause.response;
+			if (status < 199 || status > 299) {
+				return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
+			}
+		} else if (cause?.code) {
+			return { status: 'Error', message: cause.code };
+		}
+		return { status: 'Error', message: String((error as Error).message) };
+	}
+
+	for (const rule of testRequest.rules ?? []) {
+		if (rule.type === 'responseSuccessBody') {
+			const body = response?.[0]?.[0]?.json;
+			if (valueAt(body, rule.properties.key) === rule.properties.value) {
+				return { status: 'Error', message: rule.properties.message };
+			}
+		}
+	}
+	return { status: 'OK', message: 'Connection successful!' };
+}
+
+/**
+ * The first node execution makes n8n-core start a one-minute cleanup interval (its SSH tunnel
+ * manager) that would keep Jest alive after the tests. runNode, runPoll and testCredential stop
+ * it after every run; call this after using n8n-core contexts directly.
+ */
+export function releaseN8nResources(): void {
+	if (Container.has(SSHClientsManager)) Container.get(SSHClientsManager).onShutdown();
+}

@@ -1,0 +1,94 @@
+/**
+ * What n8n installs: the built package. `npm test` builds first; run `npm run build:nodes`
+ * before running this file alone.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { PackageDirectoryLoader } from 'n8n-core';
+
+const root = join(__dirname, '..', '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+const ACTION_NODES = ['lmsUsers', 'lmsCourses', 'lmsEnrollments', 'lmsCertificates'];
+
+describe('package.json', () => {
+	it('is an n8n community package without runtime dependencies', () => {
+		expect(pkg.name).toBe('n8n-nodes-lms');
+		expect(pkg.keywords).toContain('n8n-community-node-package');
+		expect(pkg.license).toBe('MIT');
+		expect(pkg.dependencies ?? {}).toEqual({});
+		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+		expect(pkg.files).toEqual(['dist']);
+		expect(pkg.n8n).toMatchObject({ n8nNodesApiVersion: 1, strict: true });
+	});
+
+	it('points at built files that exist', () => {
+		const paths: string[] = [...pkg.n8n.credentials, ...pkg.n8n.nodes];
+		for (const path of paths) {
+			expect(path).toMatch(/^dist\//);
+			expect(existsSync(join(root, path))).toBe(true);
+		}
+	});
+});
+
+describe('as n8n loads it', () => {
+	let loader: PackageDirectoryLoader;
+
+	beforeAll(async () => {
+		loader = new PackageDirectoryLoader(root);
+		await loader.loadAll();
+	});
+
+	it('finds every node and the credential', () => {
+		expect(Object.keys(loader.nodeTypes)).toEqual(expect.arrayContaining(ACTION_NODES));
+		expect(Object.keys(loader.credentialTypes)).toEqual(['lmsApi']);
+		expect(loader.known.credentials.lmsApi.supportedNodes).toEqual(expect.arrayContaining(ACTION_NODES));
+	});
+
+	it('gives every node a codex, a subtitle and distinct light and dark icons that exist', () => {
+		const described = [...loader.types.nodes, ...loader.types.credentials] as Array<{
+			name: string;
+			iconUrl?: { light: string; dark: string };
+			codex?: { categories?: string[] };
+			subtitle?: string;
+		}>;
+		for (const type of described) {
+			expect(type.iconUrl?.light).not.toBe(type.iconUrl?.dark);
+			for (const url of [type.iconUrl!.light, type.iconUrl!.dark]) {
+				const file = url.replace(/^icons\/n8n-nodes-lms\//, '');
+				expect(existsSync(join(root, file))).toBe(true);
+			}
+		}
+		for (const node of loader.types.nodes.filter((type) => ACTION_NODES.includes(type.name))) {
+			expect((node as { codex?: { categories?: string[] } }).codex?.categories?.length).toBeGreaterThan(0);
+			expect(node.subtitle).toBeTruthy();
+			expect(node.usableAsTool).toBe(true);
+		}
+	});
+
+	it('gives every operation an action an AI agent can read', () => {
+		for (const node of loader.types.nodes.filter((type) => ACTION_NODES.includes(type.name))) {
+			const operation = node.properties.find((property) => property.name === 'operation');
+			for (const option of (operation?.options ?? []) as Array<{ action?: string; description?: string }>) {
+				expect(option.action).toMatch(/^[A-Z][a-z]+ /);
+				expect(option.description?.length).toBeGreaterThan(20);
+			}
+		}
+	});
+});
+
+it('npm pack ships only dist/, the README, the licence and package.json', () => {
+	const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+		cwd: root,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'ignore'],
+	});
+	const files: string[] = JSON.parse(output)[0].files.map((file: { path: string }) => file.path);
+	const unexpected = files.filter(
+		(path) => !path.startsWith('dist/') && !['README.md', 'LICENSE', 'package.json'].includes(path),
+	);
+	expect(unexpected).toEqual([]);
+	expect(files).toEqual(expect.arrayContaining(pkg.n8n.nodes.concat(pkg.n8n.credentials)));
+});

@@ -1,0 +1,52 @@
+import { loadConfig } from '../../server/src/config';
+import { Course } from '../../server/src/db';
+import { createLogger } from '../../server/src/http/logging';
+import { startServer, type RunningServer } from '../../server/src/server';
+import { createTestDatabase, type TestDatabase } from '../helpers/database';
+import { buildWorld, call, type World } from './api-fixtures';
+
+let database: TestDatabase;
+let server: RunningServer;
+let world: World;
+
+beforeAll(async () => {
+	database = await createTestDatabase();
+	const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent' });
+	server = await startServer({ config, logger: createLogger(config) });
+	world = await buildWorld();
+});
+afterAll(async () => {
+	await server.close();
+	await database.remove();
+});
+
+test('listens on an ephemeral port and reports its origin', () => {
+	expect(server.port).toBeGreaterThan(0);
+	expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+});
+
+test('close() lets an in-flight request finish, then refuses new connections', async () => {
+	let release!: () => void;
+	const gate = new Promise<void>((resolve) => (release = resolve));
+	const realFindAll = Course.findAll.bind(Course);
+	const spy = jest.spyOn(Course, 'findAll').mockImplementation(async (...args: Parameters<typeof Course.findAll>) => {
+		await gate;
+		return realFindAll(...args);
+	});
+	const base = { baseUrl: server.url };
+	const inFlight = call(base, '/api/v1/courses', { key: world.keys.all });
+	await new Promise((r) => setTimeout(r, 100));
+
+	let closed = false;
+	const closing = server.close().then(() => (closed = true));
+	await new Promise((r) => setTimeout(r, 100));
+	expect(closed).toBe(false);
+
+	release();
+	const reply = await inFlight;
+	expect(reply.status).toBe(200);
+	expect(reply.body.data).toHaveLength(3);
+	await closing;
+	spy.mockRestore();
+	await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+});

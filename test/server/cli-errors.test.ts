@@ -1,0 +1,83 @@
+import { runCli, tempDatabase, type CliResult } from '../helpers/cli';
+
+/** Operator mistakes: one line on stderr naming the problem, nothing on stdout, non-zero exit. */
+describe('lms-server errors', () => {
+	let db: Awaited<ReturnType<typeof tempDatabase>>;
+	const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { env: { DATABASE_URL: db.databaseUrl, ...env } });
+
+	const expectOneLineError = (result: CliResult, message: RegExp, code = 1) => {
+		expect(result.code).toBe(code);
+		expect(result.stdout).toBe('');
+		expect(result.stderr).toMatch(/^lms-server: [^\n]+\n$/);
+		expect(result.stderr).toMatch(message);
+	};
+
+	beforeAll(async () => {
+		db = await tempDatabase();
+		expect((await cli(['seed', '--demo', '--json'])).code).toBe(0);
+	});
+	afterAll(() => db.remove());
+
+	it.each([
+		['an unknown organization', ['--org', 'nope', '--label', 'L', '--scopes', 'read:users'], /No organization with slug "nope"/],
+		['a business-plan organization', ['--org', 'initech', '--label', 'L', '--scopes', 'read:users'], /Enterprise plan only/],
+		['no scopes', ['--org', 'acme', '--label', 'L'], /Select at least one scope/],
+		['an empty scope list', ['--org', 'acme', '--label', 'L', '--scopes', ','], /Select at least one scope/],
+		['an unknown scope', ['--org', 'acme', '--label', 'L', '--scopes', 'read:users,admin:all'], /Unknown scope admin:all/],
+		['no label', ['--org', 'acme', '--scopes', 'read:users'], /label of 1 to 100 characters/],
+		['a blank label', ['--org', 'acme', '--label', '   ', '--scopes', 'read:users'], /label of 1 to 100 characters/],
+		['a label over 100 characters', ['--org', 'acme', '--label', 'x'.repeat(101), '--scopes', 'read:users'], /label of 1 to 100 characters/],
+	])('keys create refuses %s', async (_case, args, message) => {
+		expectOneLineError(await cli(['keys', 'create', ...args, '--json']), message);
+	});
+
+	it('keys rotate and revoke refuse an unknown id', async () => {
+		expectOneLineError(await cli(['keys', 'rotate', 'key_doesnotexist']), /No API key key_doesnotexist/);
+		expectOneLineError(await cli(['keys', 'revoke', 'key_doesnotexist', '--json']), /No API key key_doesnotexist/);
+	});
+
+	it('refused key commands leave no key behind', async () => {
+		const listed = await cli(['keys', 'list', '--org', 'acme', '--json']);
+		expect(JSON.parse(listed.stdout)).toEqual([]);
+	});
+
+	it.each([
+		['PORT', { PORT: 'eighty' }],
+		['PORT', { PORT: '70000' }],
+		['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/lms' }],
+		['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+		['RATE_LIMIT_PER_MINUTE', { RATE_LIMIT_PER_MINUTE: '0' }],
+		['TRUST_PROXY', { TRUST_PROXY: 'true' }],
+		['SESSION_SECRET', { NODE_ENV: 'production' }],
+	])('bad configuration stops with one line naming %s', async (variable, env) => {
+		for (const command of [['keys', 'list', '--org', 'acme'], ['migrate'], ['start']]) {
+			const result = await cli(command, env);
+			expectOneLineError(result, new RegExp(`invalid configuration: ${variable}\\b`));
+		}
+	});
+
+	it('usage errors exit 2 with one line', async () => {
+		expectOneLineError(await cli(['bogus']), /unknown command 'bogus'/, 2);
+		expectOneLineError(await cli(['keys', 'list']), /required option '--org <slug>' not specified/, 2);
+		expectOneLineError(await cli(['keys', 'create', '--org', 'acme', '--colour', 'red']), /unknown option '--colour'/, 2);
+		expectOneLineError(await cli(['orgs', 'update', 'acme']), /required option '--plan <plan>'/, 2);
+	});
+
+	it('seed without --demo says what to do', async () => {
+		expectOneLineError(await cli(['seed']), /pass --demo/);
+	});
+
+	it('--help prints usage and exits 0', async () => {
+		const result = await cli(['--help']);
+		expect(result.code).toBe(0);
+		for (const command of ['start', 'migrate', 'seed', 'orgs', 'users', 'keys']) expect(result.stdout).toContain(command);
+		const keys = await cli(['keys', 'create', '--help']);
+		expect(keys.stdout).toMatch(/--scopes <list>/);
+	});
+
+	it('a database it cannot open is one line too', async () => {
+		// A directory that cannot exist: its parent is the (regular) SQLite file of this test.
+		const result = await cli(['keys', 'list', '--org', 'acme'], { DATABASE_URL: `${db.databaseUrl}/nested/lms.sqlite` });
+		expectOneLineError(result, /cannot open the database named by DATABASE_URL/);
+	});
+});

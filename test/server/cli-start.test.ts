@@ -1,0 +1,114 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+import { runCli, tempDatabase } from '../helpers/cli';
+
+const CLI = join(__dirname, '..', '..', 'server', 'dist', 'cli.js');
+
+interface Running {
+	child: ChildProcessWithoutNullStreams;
+	output(): string;
+	/** Resolves with the text printed once the server says where it listens. */
+	ready: Promise<string>;
+	exited: Promise<number | null>;
+}
+
+function start(args: string[], env: Record<string, string>): Running {
+	const child = spawn(process.execPath, [CLI, 'start', ...args], {
+		env: { PATH: process.env.PATH, PORT: '0', ...env },
+	});
+	let stdout = '';
+	const ready = new Promise<string>((resolve, reject) => {
+		child.stdout.on('data', (chunk: Buffer) => {
+			stdout += chunk.toString('utf8');
+			if (/listening on http/.test(stdout) && (!args.includes('--demo') || /Try it:|Demo data not loaded/.test(stdout))) {
+				resolve(stdout);
+			}
+		});
+		child.on('exit', () => reject(new Error(`exited early:\n${stdout}`)));
+	});
+	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+	return { child, output: () => stdout, ready, exited };
+}
+
+const urlIn = (text: string) => /listening on (http:\/\/[\d.]+:\d+)/.exec(text)![1];
+
+describe('lms-server start', () => {
+	let db: Awaited<ReturnType<typeof tempDatabase>>;
+
+	beforeEach(async () => {
+		db = await tempDatabase();
+	});
+	afterEach(() => db.remove());
+
+	it('--demo on an empty database prints a login and a working all-scope key, and drains on SIGTERM', async () => {
+		const server = start(['--demo'], { DATABASE_URL: db.databaseUrl });
+		const text = await server.ready;
+		const url = urlIn(text);
+		const login = /Sign in at \S+ as (\S+@acme\.test) with password (\S+)/.exec(text);
+		expect(login).not.toBeNull();
+		const key = /Demo API key for acme[^:]*: (lms_[0-9A-Za-z]{38})/.exec(text)![1];
+
+		for (const path of ['users', 'courses', 'enrollments', 'certificates']) {
+			const res = await fetch(`${url}/api/v1/${path}`, { headers: { Authorization: `Bearer ${key}` } });
+			expect(res.status).toBe(200);
+		}
+		const courses = (await (await fetch(`${url}/api/v1/courses`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
+			pagination: { total: number };
+		};
+		expect(courses.pagination.total).toBe(9);
+
+		// Logs are JSON lines; the banner is the only plain text, and the logs never repeat the key.
+		const logLines = server.output().split('\n').filter((l) => l.startsWith('{'));
+		expect(logLines.length).toBeGreaterThan(0);
+		for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
+		expect(logLines.join('\n')).not.toContain(key);
+
+		server.child.kill('SIGTERM');
+		expect(await server.exited).toBe(0);
+
+		// A second start finds data and says so instead of seeding again.
+		const again = start(['--demo'], { DATABASE_URL: db.databaseUrl });
+		expect(await again.ready).toMatch(/Demo data not loaded/);
+		again.child.kill('SIGINT');
+		expect(await again.exited).toBe(0);
+	});
+
+	it('plain start never seeds', async () => {
+		const server = start([], { DATABASE_URL: db.databaseUrl });
+		const url = urlIn(await server.ready);
+		expect((await fetch(`${url}/healthz`)).status).toBe(200);
+		expect(server.output()).not.toMatch(/Demo|lms_[0-9A-Za-z]{38}/);
+		server.child.kill('SIGTERM');
+		expect(await server.exited).toBe(0);
+
+		const seeded = await runCli(['seed', '--demo', '--json'], { env: { DATABASE_URL: db.databaseUrl } });
+		expect(seeded.code).toBe(0);
+	});
+
+	it('--no-migrate leaves an unmigrated database alone; migrate applies, then reports up to date', async () => {
+		const server = start(['--no-migrate'], { DATABASE_URL: db.databaseUrl });
+		await server.ready;
+		server.child.kill('SIGTERM');
+		expect(await server.exited).toBe(0);
+
+		const migrated = await runCli(['migrate'], { env: { DATABASE_URL: db.databaseUrl } });
+		expect(migrated).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Applied 0001-initial/) });
+		const again = await runCli(['migrate'], { env: { DATABASE_URL: db.databaseUrl } });
+		expect(again.stdout).toBe('The database is up to date.\n');
+	});
+
+	it('a port in use is one line and exit 1', async () => {
+		const blocker = createServer();
+		await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+		try {
+			const port = String((blocker.address() as AddressInfo).port);
+			const result = await runCli(['start'], { env: { DATABASE_URL: db.databaseUrl, PORT: port } });
+			expect(result.code).toBe(1);
+			expect(result.stderr).toBe(`lms-server: cannot listen on 127.0.0.1:${port} (EADDRINUSE): choose another PORT or HOST.\n`);
+		} finally {
+			blocker.close();
+		}
+	});
+});

@@ -1,0 +1,234 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+
+import { certificateRoutes } from '../../server/src/certificates/routes';
+import { courseRoutes } from '../../server/src/courses/routes';
+import { User } from '../../server/src/db';
+import { enrollmentRoutes } from '../../server/src/enrollments/routes';
+import { openApiRoutes } from '../../server/src/openapi/route';
+import { userRoutes } from '../../server/src/users/routes';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { call, startApiServer, type CallOptions, type Reply, type World } from './api-fixtures';
+
+/**
+ * The document is checked against the running app: every route is documented and nothing
+ * else is, and real responses (successes and every error shape) validate against the
+ * document's own schemas. Change one without the other and this fails.
+ */
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = any;
+
+let server: TestServer;
+let world: World;
+let doc: Doc;
+let ajv: Ajv2020;
+const exercised = new Set<string>();
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+/**
+ * The documented response for a reply. A 405 is, by nature, a method the path does not have:
+ * it is documented on the methods the path does have.
+ */
+function responseSpec(template: string, method: string, status: number): { spec: Doc; at: string } {
+	const item = doc.paths[template];
+	if (!item) throw new Error(`${template} is not documented`);
+	const methods = status === 405 && !item[method.toLowerCase()] ? Object.keys(item) : [method.toLowerCase()];
+	if (!item[methods[0]]) throw new Error(`${method} ${template} is not documented`);
+	for (const m of methods) exercised.add(`${m.toUpperCase()} ${template} ${status}`);
+	const entry = item[methods[0]].responses[String(status)];
+	if (!entry) throw new Error(`${method} ${template} → ${status} is not documented`);
+	if (entry.$ref) {
+		const name = entry.$ref.split('/').pop();
+		return { spec: doc.components.responses[name], at: pointer('components', 'responses', name) };
+	}
+	return { spec: entry, at: pointer('paths', template, methods[0], 'responses', String(status)) };
+}
+
+/** Calls the app and checks the reply against the documented response for that status. */
+async function check(method: string, template: string, path: string, options: CallOptions = {}, base: { baseUrl: string } = server): Promise<Reply> {
+	const reply = await call(base, path, { ...options, method });
+	const { spec, at } = responseSpec(template, method, reply.status);
+	const mediaType = (reply.headers.get('content-type') ?? '').split(';')[0];
+	expect(Object.keys(spec.content)).toContain(mediaType);
+	const validate = ajv.getSchema(`openapi.json#/${at}/content/${pointer(mediaType)}/schema`) ?? ajv.compile({ $ref: `openapi.json#/${at}/content/${pointer(mediaType)}/schema` });
+	if (!validate(reply.body)) {
+		throw new Error(`${method} ${path} → ${reply.status} does not match the document: ${ajv.errorsText(validate.errors)}\n${reply.text}`);
+	}
+	for (const [header, definition] of Object.entries((spec.headers ?? {}) as Record<string, { required?: boolean }>)) {
+		if (definition.required) expect([header, reply.headers.get(header)]).toEqual([header, expect.any(String)]);
+	}
+	return reply;
+}
+
+beforeAll(async () => {
+	({ server, world } = await startApiServer());
+	const reply = await call(server, '/api/v1/openapi.json');
+	expect(reply.status).toBe(200);
+	doc = reply.body;
+	ajv = new Ajv2020({ strict: false, allErrors: true });
+	addFormats(ajv);
+	ajv.addSchema({ ...doc, $id: 'openapi.json' });
+});
+afterAll(() => server.stop());
+
+test('the document is OpenAPI 3.1 with bearer security, served without a key', () => {
+	expect(doc.openapi).toBe('3.1.0');
+	expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+});
+
+test('every route of the app is documented, with its methods, and nothing else is', () => {
+	const fromApp = new Set<string>();
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, openApiRoutes]) {
+		for (const [path, operations] of Object.entries(table)) {
+			for (const method of Object.keys(operations)) fromApp.add(`${method} /api/v1${path.replace(/:(\w+)/g, '{$1}')}`);
+		}
+	}
+	const fromDoc = new Set<string>();
+	for (const [path, item] of Object.entries(doc.paths as Record<string, object>)) {
+		for (const method of Object.keys(item)) fromDoc.add(`${method} ${path}`);
+	}
+	expect([...fromDoc].sort()).toEqual([...fromApp].sort());
+});
+
+test('each operation documents the scope the app enforces', () => {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes]) {
+		for (const [path, operations] of Object.entries(table)) {
+			for (const [method, operation] of Object.entries(operations)) {
+				const documented = doc.paths[`/api/v1${path.replace(/:(\w+)/g, '{$1}')}`][method];
+				expect(documented.security).toEqual([{ bearerAuth: [operation!.scope] }]);
+			}
+		}
+	}
+});
+
+describe('successful responses match the document', () => {
+	test.each([
+		['/api/v1/users', '/api/v1/users?role=student&per_page=2'],
+		['/api/v1/users', '/api/v1/users?email=alice@acme.example'],
+		['/api/v1/courses', '/api/v1/courses'],
+		['/api/v1/enrollments', '/api/v1/enrollments?status=completed'],
+		['/api/v1/enrollments', '/api/v1/enrollments?page=50'],
+		['/api/v1/certificates', '/api/v1/certificates?per_page=100'],
+		['/api/v1/openapi.json', '/api/v1/openapi.json'],
+	])('GET %s (%s)', async (template, path) => {
+		expect((await check('GET', template, path, { key: world.keys.all })).status).toBe(200);
+	});
+
+	test('single records', async () => {
+		await check('GET', '/api/v1/users/{id}', `/api/v1/users/${world.users.superAdmin.id}`, { key: world.keys.all });
+		await check('GET', '/api/v1/courses/{id}', `/api/v1/courses/${world.courses.intro.id}`, { key: world.keys.all });
+		await check('GET', '/api/v1/enrollments/{id}', `/api/v1/enrollments/${world.enrollments[0].id}`, { key: world.keys.all });
+		await check('GET', '/api/v1/enrollments/{id}', `/api/v1/enrollments/${world.enrollments[1].id}`, { key: world.keys.all });
+		await check('GET', '/api/v1/certificates/{id}', `/api/v1/certificates/${world.certificates[0].id}`, { key: world.keys.all });
+		await check('GET', '/api/v1/certificates/{id}', `/api/v1/certificates/${world.certificates[1].id}`, { key: world.keys.all });
+	});
+
+	test('every documented filter is accepted by the app', async () => {
+		const values: Record<string, string> = {
+			email: 'bob@acme.example',
+			role: 'student',
+			student_id: world.users.alice.id,
+			course_id: world.courses.intro.id,
+			status: 'active',
+		};
+		for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
+			for (const param of item.get?.parameters ?? []) {
+				if (param.in !== 'query') continue;
+				const reply = await check('GET', path, `${path}?${param.name}=${values[param.name]}`, { key: world.keys.all });
+				expect([path, param.name, reply.status]).toEqual([path, param.name, 200]);
+			}
+		}
+	});
+
+	test('POST /api/v1/enrollments → 201', async () => {
+		const reply = await check('POST', '/api/v1/enrollments', '/api/v1/enrollments', {
+			key: world.keys.all,
+			body: { student_id: world.users.dave.id, course_id: world.courses.intro.id },
+		});
+		expect(reply.status).toBe(201);
+	});
+});
+
+describe('error responses match the document', () => {
+	test('401, 403, 404, 405 and 400 on every operation', async () => {
+		const single = {
+			'/api/v1/users/{id}': world.users.alice.id,
+			'/api/v1/courses/{id}': world.courses.intro.id,
+			'/api/v1/enrollments/{id}': world.enrollments[0].id,
+			'/api/v1/certificates/{id}': world.certificates[0].id,
+		} as Record<string, string>;
+		for (const template of Object.keys(doc.paths)) {
+			if (template.endsWith('openapi.json')) continue;
+			const path = template.replace('{id}', single[template] ?? '');
+			await check('GET', template, path);
+			await check('GET', template, path, { key: 'lms_nope' });
+			await check('GET', template, path, { key: world.keys.initech });
+			await check('DELETE', template, path, { key: world.keys.all });
+			if (template.endsWith('{id}')) {
+				await check('GET', template, template.replace('{id}', 'x_unknown'), { key: world.keys.all });
+			} else {
+				await check('GET', template, `${path}?per_page=0&nope=1`, { key: world.keys.all });
+			}
+		}
+		await check('GET', '/api/v1/users', '/api/v1/users', { key: world.keys.readCourses });
+		await check('DELETE', '/api/v1/openapi.json', '/api/v1/openapi.json');
+	});
+
+	test('every POST outcome', async () => {
+		const post = (body: unknown, headers?: Record<string, string>) =>
+			check('POST', '/api/v1/enrollments', '/api/v1/enrollments', { key: world.keys.all, body, headers });
+		expect((await post({ student_id: 1, extra: true })).status).toBe(400);
+		expect((await post('{oops')).status).toBe(400);
+		expect((await post({ student_id: world.users.alice.id, course_id: world.courses.intro.id })).status).toBe(409);
+		expect((await post('x'.repeat(20_000))).status).toBe(413);
+		expect((await post('{}', { 'content-type': 'text/plain' })).status).toBe(415);
+		for (const body of [
+			{ student_id: 'usr_none', course_id: world.courses.intro.id },
+			{ student_id: world.users.admin.id, course_id: world.courses.intro.id },
+			{ student_id: world.users.bob.id, course_id: 'crs_none' },
+			{ student_id: world.users.bob.id, course_id: world.courses.draft.id },
+		]) {
+			expect((await post(body)).status).toBe(422);
+		}
+		expect((await check('POST', '/api/v1/enrollments', '/api/v1/enrollments', { key: world.keys.readUsers, body: {} })).status).toBe(403);
+		expect((await check('POST', '/api/v1/enrollments', '/api/v1/enrollments', { key: world.keys.globex.slice(0, -1), body: {} })).status).toBe(401);
+	});
+
+	test('500', async () => {
+		const spy = jest.spyOn(User, 'count').mockRejectedValue(new Error('disk I/O error'));
+		try {
+			expect((await check('GET', '/api/v1/users', '/api/v1/users', { key: world.keys.all })).status).toBe(500);
+		} finally {
+			spy.mockRestore();
+		}
+	});
+
+	test('429 (a second server with a limit of 1)', async () => {
+		const limited = await startTestServer({ seed: false, env: { RATE_LIMIT_PER_MINUTE: '1' } });
+		try {
+			await check('GET', '/api/v1/openapi.json', '/api/v1/openapi.json', {}, limited);
+			expect((await check('GET', '/api/v1/openapi.json', '/api/v1/openapi.json', {}, limited)).status).toBe(429);
+			expect((await check('GET', '/api/v1/users', '/api/v1/users', {}, limited)).status).toBe(429);
+		} finally {
+			await limited.stop();
+		}
+	});
+});
+
+test('every documented response except 503 was produced by a real request above', () => {
+	const documented: string[] = [];
+	for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
+		for (const [method, operation] of Object.entries(item as Record<string, Doc>)) {
+			for (const status of Object.keys(operation.responses)) {
+				if (status === '503') continue; // fail-closed limiter: covered in ratelimit-redis.test.ts
+				if (status === '500' && !(path === '/api/v1/users' && method === 'get')) continue;
+				if (status === '429' && !['/api/v1/users', '/api/v1/openapi.json'].includes(path)) continue;
+				documented.push(`${method.toUpperCase()} ${path} ${status}`);
+			}
+		}
+	}
+	expect(documented.filter((d) => !exercised.has(d))).toEqual([]);
+});
+

@@ -1,0 +1,179 @@
+import type { Sequelize } from 'sequelize';
+
+import { Certificate, connect, Course, Enrollment, migrate, Organization, User } from '../../server/src/db';
+import { seedDemo, type DemoResult } from '../../server/src/demo/seed';
+import { verifyPassword } from '../../server/src/users/password';
+import { runCli, tempDatabase } from '../helpers/cli';
+
+/** SPEC §8's demo data, loaded through the CLI as an operator would, then counted in the database. */
+describe('lms-server seed --demo', () => {
+	let db: Awaited<ReturnType<typeof tempDatabase>>;
+	let sequelize: Sequelize;
+	let demo: DemoResult;
+	const orgId = (slug: string) => demo.organizations.find((o) => o.slug === slug)!.id;
+	const count = (model: { count(o: object): Promise<number> }, where: object) => model.count({ where });
+
+	beforeAll(async () => {
+		db = await tempDatabase();
+		const result = await runCli(['seed', '--demo', '--json'], { env: { DATABASE_URL: db.databaseUrl } });
+		expect(result).toMatchObject({ code: 0, stderr: '' });
+		demo = JSON.parse(result.stdout);
+		sequelize = await connect({ databaseUrl: db.databaseUrl });
+	});
+	afterAll(async () => {
+		await sequelize.close();
+		await db.remove();
+	});
+
+	it('prints organizations, accounts with passwords and draft course ids as one JSON document', () => {
+		expect(Object.keys(demo).sort()).toEqual(['accounts', 'draft_courses', 'organizations']);
+		expect(demo.organizations).toEqual([
+			{ slug: 'acme', id: expect.stringMatching(/^org_/), plan: 'enterprise' },
+			{ slug: 'globex', id: expect.stringMatching(/^org_/), plan: 'enterprise' },
+			{ slug: 'initech', id: expect.stringMatching(/^org_/), plan: 'business' },
+		]);
+		expect(demo.accounts.map((a) => [a.organization, a.role])).toEqual([
+			['acme', 'super_admin'],
+			['acme', 'admin'],
+			['globex', 'super_admin'],
+			['initech', 'super_admin'],
+		]);
+		for (const account of demo.accounts) {
+			expect(Object.keys(account).sort()).toEqual(['email', 'organization', 'password', 'role']);
+			expect(account.email).toMatch(new RegExp(`^[a-z.]+@${account.organization}\\.test$`));
+			expect(account.password.length).toBeGreaterThanOrEqual(16);
+		}
+		expect(new Set(demo.accounts.map((a) => a.password)).size).toBe(4);
+		expect(demo.draft_courses.map((c) => c.organization)).toEqual(['acme', 'acme', 'acme', 'globex']);
+	});
+
+	it('acme: 1 super_admin, 1 admin, 3 instructors, 150 students, 9 published and 3 draft courses', async () => {
+		const organizationId = orgId('acme');
+		expect(await count(User, { organizationId, role: 'super_admin' })).toBe(1);
+		expect(await count(User, { organizationId, role: 'admin' })).toBe(1);
+		expect(await count(User, { organizationId, role: 'instructor' })).toBe(3);
+		expect(await count(User, { organizationId, role: 'student' })).toBe(150);
+		expect(await count(Course, { organizationId, status: 'published' })).toBe(9);
+		expect(await count(Course, { organizationId, status: 'draft' })).toBe(3);
+		const drafts = await Course.findAll({ where: { organizationId, status: 'draft' } });
+		expect(drafts.map((c) => c.id).sort()).toEqual(demo.draft_courses.filter((c) => c.organization === 'acme').map((c) => c.id).sort());
+		expect(drafts.every((c) => c.publishedAt === null)).toBe(true);
+	});
+
+	it('acme: at least 200 enrollments in all four statuses, consistent with progress and dates', async () => {
+		const organizationId = orgId('acme');
+		const enrollments = await Enrollment.findAll({ where: { organizationId } });
+		expect(enrollments.length).toBeGreaterThanOrEqual(200);
+		expect(new Set(enrollments.map((e) => e.status))).toEqual(new Set(['active', 'completed', 'withdrawn', 'expired']));
+		const published = new Set((await Course.findAll({ where: { organizationId, status: 'published' } })).map((c) => c.id));
+		for (const e of enrollments) {
+			expect(published.has(e.courseId)).toBe(true);
+			expect(e.progressPercent).toBeGreaterThanOrEqual(0);
+			expect(e.progressPercent).toBeLessThanOrEqual(100);
+			if (e.status === 'completed') {
+				expect(e.progressPercent).toBe(100);
+				expect(e.completedAt!.getTime()).toBeGreaterThan(e.enrolledAt.getTime());
+			} else {
+				expect(e.progressPercent).toBeLessThan(100);
+				expect(e.completedAt).toBeNull();
+			}
+			expect(e.createdAt.getTime()).toBeLessThanOrEqual(Date.now());
+		}
+		const students = await User.findAll({ where: { organizationId, role: 'student' }, attributes: ['id'] });
+		const studentIds = new Set(students.map((s) => s.id));
+		expect(enrollments.every((e) => studentIds.has(e.studentId))).toBe(true);
+	});
+
+	it('acme: at least 40 certificates, each for a completed enrollment of the same student and course', async () => {
+		const organizationId = orgId('acme');
+		const certificates = await Certificate.findAll({ where: { organizationId } });
+		expect(certificates.length).toBeGreaterThanOrEqual(40);
+		const enrollments = new Map((await Enrollment.findAll({ where: { organizationId } })).map((e) => [e.id, e]));
+		for (const c of certificates) {
+			const e = enrollments.get(c.enrollmentId)!;
+			expect(e).toMatchObject({ status: 'completed', studentId: c.studentId, courseId: c.courseId });
+			expect(c.issuedAt.getTime()).toBe(e.completedAt!.getTime());
+			if (c.expiresAt) expect(c.expiresAt.getTime()).toBeGreaterThan(c.issuedAt.getTime());
+		}
+	});
+
+	it('globex: 1 super_admin, 40 students, 4 published courses of 5, enrollments and certificates', async () => {
+		const organizationId = orgId('globex');
+		expect(await count(User, { organizationId, role: 'super_admin' })).toBe(1);
+		expect(await count(User, { organizationId, role: 'student' })).toBe(40);
+		expect(await count(User, { organizationId })).toBe(41);
+		expect(await count(Course, { organizationId, status: 'published' })).toBe(4);
+		expect(await count(Course, { organizationId })).toBe(5);
+		expect(await count(Enrollment, { organizationId })).toBeGreaterThan(0);
+		expect(await count(Certificate, { organizationId })).toBeGreaterThan(0);
+	});
+
+	it('initech: business plan, 1 super_admin and 10 students', async () => {
+		const organizationId = orgId('initech');
+		expect((await Organization.findByPk(organizationId))!.plan).toBe('business');
+		expect(await count(User, { organizationId, role: 'super_admin' })).toBe(1);
+		expect(await count(User, { organizationId, role: 'student' })).toBe(10);
+		expect(await count(User, { organizationId })).toBe(11);
+	});
+
+	it('only the printed accounts can sign in, with the printed passwords', async () => {
+		const all = await User.findAll();
+		const signIns = all.filter((u) => u.passwordHash !== null);
+		expect(signIns.map((u) => u.email).sort()).toEqual(demo.accounts.map((a) => a.email).sort());
+		for (const account of demo.accounts) {
+			const user = signIns.find((u) => u.email === account.email)!;
+			expect(user.role).toBe(account.role);
+			expect(await verifyPassword(account.password, user.passwordHash)).toBe(true);
+		}
+	});
+
+	it('spreads created_at over past months, every one distinct', async () => {
+		// Courses come first (a few weeks), people and their learning follow over months.
+		for (const [model, minDays] of [[User, 60], [Course, 14], [Enrollment, 60], [Certificate, 60]] as const) {
+			const rows: Array<{ createdAt: Date }> = await (model as typeof User).findAll({ attributes: ['createdAt'] });
+			const times = rows.map((r) => r.createdAt.getTime());
+			expect(new Set(times).size).toBe(times.length);
+			const spanDays = (Math.max(...times) - Math.min(...times)) / 86_400_000;
+			expect(spanDays).toBeGreaterThan(minDays);
+			expect(Math.max(...times)).toBeLessThanOrEqual(Date.now());
+		}
+	});
+
+	it('refuses to run a second time, naming the organizations that exist', async () => {
+		const again = await runCli(['seed', '--demo', '--json'], { env: { DATABASE_URL: db.databaseUrl } });
+		expect(again.code).not.toBe(0);
+		expect(again.stdout).toBe('');
+		expect(again.stderr).toBe(
+			'lms-server: The demo organizations already exist (acme, globex, initech); seed a fresh database instead.\n',
+		);
+		expect(await count(Organization, {})).toBe(3);
+	});
+
+	it('prints tables without --json', async () => {
+		const other = await tempDatabase();
+		try {
+			const result = await runCli(['seed', '--demo'], { env: { DATABASE_URL: other.databaseUrl } });
+			expect(result.code).toBe(0);
+			expect(result.stdout).toMatch(/^SLUG\s+ID\s+PLAN$/m);
+			expect(result.stdout).toMatch(/^acme\s+super_admin\s+\S+@acme\.test\s+\S+$/m);
+		} finally {
+			await other.remove();
+		}
+	});
+});
+
+describe('seedDemo', () => {
+	it('loads everything in well under 3 seconds', async () => {
+		const db = await tempDatabase();
+		const sequelize = await connect({ databaseUrl: db.databaseUrl });
+		try {
+			await migrate(sequelize);
+			const started = Date.now();
+			await seedDemo();
+			expect(Date.now() - started).toBeLessThan(3000);
+		} finally {
+			await sequelize.close();
+			await db.remove();
+		}
+	});
+});
