@@ -21,7 +21,7 @@ export type TestDialect = 'sqlite' | 'postgres';
 
 export function testDialect(): TestDialect {
 	const value = (process.env.TEST_DATABASE ?? 'sqlite').toLowerCase();
-	if (value === 'postgres' || value === 'postgresql' || value === 'pg') return 'postgres';
+	if (value === 'postgres') return 'postgres';
 	if (value === 'sqlite' || value === '') return 'sqlite';
 	throw new Error(`TEST_DATABASE=${value}: expected sqlite or postgres`);
 }
@@ -84,16 +84,27 @@ async function dropStale(client: Client): Promise<void> {
 	}
 }
 
+export interface DatabaseOptions {
+	/**
+	 * PostgreSQL only: collate text like most production servers do, by language (ICU en-US,
+	 * where `a` < `B`), instead of this machine's default. Ignored on SQLite.
+	 */
+	languageCollation?: boolean;
+}
+
 /** A fresh, empty PostgreSQL database; `remove()` drops it (and any connection still open to it). */
-export async function createPostgresDatabase(): Promise<TestDatabase> {
+export async function createPostgresDatabase(options: DatabaseOptions = {}): Promise<TestDatabase> {
 	const name = `${PREFIX}${Math.floor(Date.now() / 1000)}_${randomBytes(6).toString('hex')}`;
+	const create = options.languageCollation
+		? `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`
+		: `CREATE DATABASE "${name}"`;
 	const client = await adminClient();
 	try {
 		await dropStale(client);
 		// CREATE DATABASE copies template1 and refuses while another session copies it too.
 		for (let attempt = 1; ; attempt++) {
 			try {
-				await client.query(`CREATE DATABASE "${name}"`);
+				await client.query(create);
 				break;
 			} catch (err) {
 				if (attempt >= 20 || !/being accessed by other users/.test((err as Error).message)) throw err;
@@ -151,8 +162,8 @@ export async function createSqliteDatabase(): Promise<TestDatabase> {
 }
 
 /** A fresh database of the dialect TEST_DATABASE names (SQLite by default). */
-export function createTestDatabase(): Promise<TestDatabase> {
-	return testDialect() === 'postgres' ? createPostgresDatabase() : createSqliteDatabase();
+export function createTestDatabase(options: DatabaseOptions = {}): Promise<TestDatabase> {
+	return testDialect() === 'postgres' ? createPostgresDatabase(options) : createSqliteDatabase();
 }
 
 /**

@@ -1,0 +1,129 @@
+/**
+ * Fills a migrated database with one large organization, fast: every batch is a single
+ * multi-row INSERT … SELECT whose rows the database generates itself (a recursive CTE in
+ * SQLite, generate_series in PostgreSQL), 100,000 rows per transaction. The rows look like the
+ * server's own: ids of the right shape (pseudo-random, unique), timestamps in the format each
+ * dialect stores, one second apart, so (created_at, id) order is the insertion order.
+ */
+import { Client } from 'pg';
+import sqlite3 from 'sqlite3';
+
+export const COURSES = 20;
+const BATCH = 100_000;
+/** 2023-11-14T22:13:20Z: the first row's created_at. */
+const EPOCH_S = 1_700_000_000;
+
+export interface LoadPlan {
+	organizationId: string;
+	users: number;
+	enrollments: number;
+}
+
+/** Id suffixes: i ↦ (i × an odd constant) mod 2^40 is a bijection, so they are unique and unordered. */
+const SQLITE_SUFFIX = (i: string) => `printf('%010X', (${i} * 2654435761) % 1099511627776)`;
+const PG_SUFFIX = (i: string) => `lpad(upper(to_hex((${i}::bigint * 2654435761) % 1099511627776)), 10, '0')`;
+
+export const courseId = (n: number) => `crs_bench${String(n).padStart(2, '0')}`;
+
+function sqliteRun(db: sqlite3.Database, sql: string, params: unknown[] = []): Promise<void> {
+	return new Promise((resolve, reject) => db.run(sql, params, (err) => (err ? reject(err) : resolve())));
+}
+
+async function inBatches(total: number, label: string, work: (from: number, to: number) => Promise<void>): Promise<void> {
+	const started = Date.now();
+	for (let from = 0; from < total; from += BATCH) {
+		await work(from, Math.min(total, from + BATCH));
+	}
+	const seconds = (Date.now() - started) / 1000;
+	console.log(`  loaded ${total.toLocaleString('en-US')} ${label} in ${seconds.toFixed(1)} s (${Math.round(total / seconds).toLocaleString('en-US')} rows/s)`);
+}
+
+export async function loadSqlite(file: string, plan: LoadPlan): Promise<void> {
+	const db = await new Promise<sqlite3.Database>((resolve, reject) => {
+		const handle = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(handle)));
+	});
+	try {
+		await sqliteRun(db, 'PRAGMA journal_mode = WAL');
+		await sqliteRun(db, 'PRAGMA synchronous = NORMAL');
+		await sqliteRun(db, 'PRAGMA cache_size = -262144');
+		const ts = (offset: string) => `strftime('%Y-%m-%d %H:%M:%f', ${EPOCH_S} + ${offset}, 'unixepoch') || ' +00:00'`;
+		const series = `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)`;
+
+		const courses = Array.from({ length: COURSES }, (_, n) => `('${courseId(n)}', ?, 'Bench course ${n}', 'Generated', 'published', ${ts('0')}, ${ts('0')}, ${ts('0')})`);
+		await sqliteRun(
+			db,
+			`INSERT INTO courses (id, organization_id, title, description, status, published_at, created_at, updated_at) VALUES ${courses.join(', ')}`,
+			courses.map(() => plan.organizationId),
+		);
+
+		await inBatches(plan.users, 'users', async (from, to) => {
+			await sqliteRun(db, 'BEGIN');
+			await sqliteRun(
+				db,
+				`${series} INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at)
+				 SELECT 'usr_' || ${SQLITE_SUFFIX('i')}, ?, 'Bench User ' || i, 'user' || i || '@bench.example', 'user' || i || '@bench.example',
+				        'student', NULL, ${ts('i')}, ${ts('i')} FROM s`,
+				[from, to, plan.organizationId],
+			);
+			await sqliteRun(db, 'COMMIT');
+		});
+
+		await inBatches(plan.enrollments, 'enrollments', async (from, to) => {
+			await sqliteRun(db, 'BEGIN');
+			await sqliteRun(
+				db,
+				`${series} INSERT INTO enrollments (id, organization_id, student_id, course_id, status, progress_percent, enrolled_at, completed_at, created_at, updated_at)
+				 SELECT 'enr_' || ${SQLITE_SUFFIX('i')}, ?, 'usr_' || ${SQLITE_SUFFIX(`(i % ${plan.users})`)},
+				        'crs_bench' || printf('%02d', i % ${COURSES}),
+				        CASE i % 4 WHEN 0 THEN 'active' WHEN 1 THEN 'completed' WHEN 2 THEN 'withdrawn' ELSE 'expired' END,
+				        CASE i % 4 WHEN 1 THEN 100 ELSE 40 END,
+				        ${ts('i')}, CASE i % 4 WHEN 1 THEN ${ts('i + 86400')} END, ${ts('i')}, ${ts('i')} FROM s`,
+				[from, to, plan.organizationId],
+			);
+			await sqliteRun(db, 'COMMIT');
+		});
+	} finally {
+		await new Promise((resolve) => db.close(resolve));
+	}
+}
+
+export async function loadPostgres(databaseUrl: string, plan: LoadPlan): Promise<void> {
+	const client = new Client({ connectionString: databaseUrl });
+	await client.connect();
+	try {
+		const ts = (offset: string) => `to_timestamp(${EPOCH_S} + ${offset})`;
+		await client.query(
+			`INSERT INTO courses (id, organization_id, title, description, status, published_at, created_at, updated_at)
+			 SELECT 'crs_bench' || lpad(n::text, 2, '0'), $1, 'Bench course ' || n, 'Generated', 'published', ${ts('0')}, ${ts('0')}, ${ts('0')}
+			 FROM generate_series(0, ${COURSES - 1}) AS n`,
+			[plan.organizationId],
+		);
+		await inBatches(plan.users, 'users', async (from, to) => {
+			await client.query(
+				`INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at)
+				 SELECT 'usr_' || ${PG_SUFFIX('i')}, $1, 'Bench User ' || i, 'user' || i || '@bench.example', 'user' || i || '@bench.example',
+				        'student', NULL, ${ts('i')}, ${ts('i')} FROM generate_series($2::int, $3::int - 1) AS i`,
+				[plan.organizationId, from, to],
+			);
+		});
+		await inBatches(plan.enrollments, 'enrollments', async (from, to) => {
+			await client.query(
+				`INSERT INTO enrollments (id, organization_id, student_id, course_id, status, progress_percent, enrolled_at, completed_at, created_at, updated_at)
+				 SELECT 'enr_' || ${PG_SUFFIX('i')}, $1, 'usr_' || ${PG_SUFFIX(`(i % ${plan.users})`)},
+				        'crs_bench' || lpad((i % ${COURSES})::text, 2, '0'),
+				        (ARRAY['active', 'completed', 'withdrawn', 'expired'])[i % 4 + 1],
+				        CASE i % 4 WHEN 1 THEN 100 ELSE 40 END,
+				        ${ts('i')}, CASE i % 4 WHEN 1 THEN ${ts('i + 86400')} END, ${ts('i')}, ${ts('i')}
+				 FROM generate_series($2::int, $3::int - 1) AS i`,
+				[plan.organizationId, from, to],
+			);
+		});
+		// What autovacuum would do shortly after a bulk load: statistics and the visibility map
+		// (index-only scans need it).
+		const started = Date.now();
+		await client.query('VACUUM ANALYZE');
+		console.log(`  VACUUM ANALYZE in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	} finally {
+		await client.end();
+	}
+}

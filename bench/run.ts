@@ -1,0 +1,28 @@
+/**
+ * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
+ *   api-overhead  scale  return-all  memory
+ */
+import { apiOverhead } from './api-overhead';
+import { machineInfo } from './lib';
+import { scale } from './scale';
+
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+	'api-overhead': apiOverhead,
+	scale,
+};
+
+async function main(): Promise<void> {
+	const asked = process.argv.slice(2);
+	const unknown = asked.filter((name) => !(name in BENCHMARKS));
+	if (unknown.length > 0) {
+		console.error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}`);
+		process.exit(2);
+	}
+	console.log(`# n8n-nodes-lms benchmarks\n\n${machineInfo()}\nstarted ${new Date().toISOString()}`);
+	for (const name of asked.length > 0 ? asked : Object.keys(BENCHMARKS)) await BENCHMARKS[name]();
+}
+
+main().catch((err: unknown) => {
+	console.error(err);
+	process.exit(1);
+});

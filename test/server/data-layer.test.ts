@@ -1,0 +1,149 @@
+import type { Sequelize } from 'sequelize';
+
+import { authenticate, createKey, rotateKey } from '../../server/src/api-keys/service';
+import { Problem } from '../../server/src/common/problem';
+import { ApiKey, connect, Course, migrate, Organization, User } from '../../server/src/db';
+import { openDatabase } from '../../server/src/db/database';
+import { enrollStudent } from '../../server/src/enrollments/enroll';
+import { pageOf } from '../../server/src/http/list';
+import { createOrganization } from '../../server/src/organizations/service';
+import { createUser } from '../../server/src/users/service';
+import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database';
+
+/**
+ * The data layer behaves the same on SQLite and PostgreSQL (run this file under both:
+ * `npm test` and `npm run test:postgres`). On PostgreSQL the database collates by language
+ * (ICU en-US), as most production servers do, so that nothing here leans on this machine's
+ * byte-order default.
+ */
+describe(`data layer (${testDialect()})`, () => {
+	let database: TestDatabase;
+	let sequelize: Sequelize;
+	let org: Organization;
+
+	beforeAll(async () => {
+		database = await createTestDatabase({ languageCollation: true });
+		sequelize = await connect({ databaseUrl: database.databaseUrl, poolMax: 10 });
+		await migrate(sequelize);
+		org = await createOrganization({ name: 'Acme', slug: 'acme', plan: 'enterprise' });
+	});
+	afterAll(async () => {
+		await sequelize?.close();
+		await database?.remove();
+	});
+
+	test('migrating an up-to-date database does nothing', async () => {
+		expect(await migrate(sequelize)).toEqual([]);
+	});
+
+	// SQLite is one process by design; several instances mean PostgreSQL.
+	(testDialect() === 'postgres' ? test : test.skip)('instances that start at once migrate one at a time (advisory lock)', async () => {
+		const fresh = await createTestDatabase();
+		// openDatabase, not connect: the models stay bound to this file's database.
+		const instances = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: fresh.databaseUrl, poolMax: 1 })));
+		try {
+			const applied = await Promise.all(instances.map((s) => migrate(s)));
+			expect(applied.filter((names) => names.length > 0)).toHaveLength(1);
+			expect(applied.flat()).toEqual(['0001-initial', '0002-sessions', '0003-postgres-id-order']);
+		} finally {
+			await Promise.all(instances.map((s) => s.close()));
+			await fresh.remove();
+		}
+	});
+
+	test('timestamps keep their milliseconds and order by instant', async () => {
+		const base = Date.UTC(2024, 5, 1, 12, 0, 0, 0);
+		const made = [];
+		for (const ms of [7, 1, 999, 0, 2]) {
+			made.push(await User.create({ organizationId: org.id, name: `T${ms}`, email: `t${ms}@ms.example`, role: 'student', passwordHash: null, createdAt: new Date(base + ms) }));
+		}
+		const back = await User.findAll({ where: { id: made.map((u) => u.id) }, order: [['createdAt', 'ASC']] });
+		expect(back.map((u) => u.createdAt.toISOString())).toEqual(
+			[0, 1, 2, 7, 999].map((ms) => new Date(base + ms).toISOString()),
+		);
+		expect(back.map((u) => u.createdAt.toISOString())[4]).toBe('2024-06-01T12:00:00.999Z');
+	});
+
+	test('records created in the same millisecond come back in byte order of their ids, page after page', async () => {
+		const other = await Organization.create({ name: 'Ties', slug: 'ties', plan: 'enterprise' });
+		const createdAt = new Date(Date.UTC(2024, 0, 1));
+		// Ids that a language collation and byte order sort differently.
+		const ids = ['usr_aaaa', 'usr_BBBB', 'usr_bbbb', 'usr_ZZZZ', 'usr_0000', 'usr_zzzz', 'usr_AAAA', 'usr_Mmmm', 'usr_mMMM'];
+		for (const [n, id] of ids.entries()) {
+			await User.create({ id, organizationId: other.id, name: id, email: `tie${n}@ties.example`, role: 'student', passwordHash: null, createdAt });
+		}
+		const expected = [...ids].sort();
+		const { rows, total } = await pageOf(User, { organizationId: other.id }, { page: 1, perPage: 100 });
+		expect(total).toBe(ids.length);
+		expect(rows.map((u) => u.id)).toEqual(expected);
+		const paged: string[] = [];
+		for (let page = 1; page <= Math.ceil(ids.length / 2); page++) {
+			paged.push(...(await pageOf(User, { organizationId: other.id }, { page, perPage: 2 })).rows.map((u) => u.id));
+		}
+		expect(paged).toEqual(expected);
+		const past = await pageOf(User, { organizationId: other.id }, { page: 50, perPage: 2 });
+		expect(past).toEqual({ rows: [], total: ids.length });
+	});
+
+	test('e-mail is unique ignoring case, and the duplicate is a rule error, not a crash', async () => {
+		const first = await createUser({ organization: org, email: 'Mixed.Case@Example.TEST', name: 'Mixed', role: 'student' });
+		expect(first.emailLower).toBe('mixed.case@example.test');
+		await expect(createUser({ organization: org, email: 'mixed.case@example.test', name: 'Again', role: 'student' })).rejects.toMatchObject({
+			code: 'email_taken',
+		});
+		const found = await User.findAll({ where: { organizationId: org.id, emailLower: 'MIXED.case@example.test'.toLowerCase() } });
+		expect(found.map((u) => u.id)).toEqual([first.id]);
+	});
+
+	test('a duplicate slug is a rule error too (unique violation mapped on both dialects)', async () => {
+		await expect(createOrganization({ name: 'Acme again', slug: 'acme', plan: 'starter' })).rejects.toMatchObject({ code: 'slug_taken' });
+	});
+
+	test('50 concurrent identical enrollments: exactly one is created, the rest are 409 naming it', async () => {
+		const student = await User.create({ organizationId: org.id, name: 'Racer', email: 'racer@acme.example', role: 'student', passwordHash: null });
+		const course = await Course.create({ organizationId: org.id, title: 'Race', description: 'd', status: 'published', publishedAt: new Date() });
+		const results = await Promise.allSettled(Array.from({ length: 50 }, () => enrollStudent(org.id, student.id, course.id)));
+		const created = results.filter((r) => r.status === 'fulfilled');
+		expect(created).toHaveLength(1);
+		const winner = (created[0] as PromiseFulfilledResult<{ id: string }>).value.id;
+		for (const r of results.filter((x) => x.status === 'rejected')) {
+			const reason = (r as PromiseRejectedResult).reason as Problem;
+			expect(reason).toBeInstanceOf(Problem);
+			expect({ status: reason.status, code: reason.code, id: reason.extra.enrollment_id }).toEqual({ status: 409, code: 'already_enrolled', id: winner });
+		}
+	});
+
+	test('last_used_at is written on first use, then at most once a minute', async () => {
+		const { apiKey, secret } = await createKey({ organizationId: org.id, label: 'touch', scopes: ['read:users'], actor: { kind: 'cli' } });
+		expect(apiKey.lastUsedAt).toBeNull();
+		await authenticate(secret);
+		let first: Date | null = null;
+		for (let i = 0; i < 50 && !first; i++) {
+			await new Promise((r) => setTimeout(r, 20));
+			first = (await ApiKey.findByPk(apiKey.id))!.lastUsedAt;
+		}
+		expect(first).toBeInstanceOf(Date);
+		expect(Math.abs(first!.getTime() - Date.now())).toBeLessThan(5000);
+		await authenticate(secret);
+		await new Promise((r) => setTimeout(r, 200));
+		expect((await ApiKey.findByPk(apiKey.id))!.lastUsedAt!.getTime()).toBe(first!.getTime());
+
+		// A stale stamp (over a minute old) is refreshed; the condition is evaluated by the database.
+		const stale = new Date(Date.now() - 5 * 60_000);
+		await ApiKey.update({ lastUsedAt: stale }, { where: { id: apiKey.id }, silent: true });
+		await authenticate(secret);
+		let refreshed = stale;
+		for (let i = 0; i < 50 && refreshed.getTime() === stale.getTime(); i++) {
+			await new Promise((r) => setTimeout(r, 20));
+			refreshed = (await ApiKey.findByPk(apiKey.id))!.lastUsedAt!;
+		}
+		expect(refreshed.getTime()).toBeGreaterThan(stale.getTime());
+	});
+
+	test('rotation (a write transaction) makes the old key fail at once', async () => {
+		const { apiKey, secret } = await createKey({ organizationId: org.id, label: 'rotate me', scopes: ['read:users'], actor: { kind: 'cli' } });
+		const { secret: next } = await rotateKey({ keyId: apiKey.id, actor: { kind: 'cli' } });
+		await expect(authenticate(secret)).rejects.toMatchObject({ status: 401, code: 'api_key_rotated' });
+		await expect(authenticate(next)).resolves.toMatchObject({ organization: { id: org.id } });
+	});
+});
