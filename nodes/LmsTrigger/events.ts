@@ -1,6 +1,12 @@
 import type { IDataObject, INodeProperties, IPollFunctions } from 'n8n-workflow';
 
-import { filterQuery } from '../shared/descriptions';
+import {
+	courseIdFilter,
+	filterQuery,
+	filtersCollection,
+	roleFilter,
+	type FilterMap,
+} from '../shared/descriptions';
 
 export type LmsTriggerEvent = 'newCertificate' | 'newEnrollment' | 'newUser';
 
@@ -13,31 +19,19 @@ export interface EventDefinition {
 	query(this: IPollFunctions): Record<string, string>;
 }
 
-function courseFilter(this: IPollFunctions): Record<string, string> {
-	const filters = this.getNodeParameter('filters', {}) as IDataObject;
-	return filterQuery({ course_id: filters.courseId });
+/** The event's Filters collection as list query parameters. */
+function queryOf(map: FilterMap): EventDefinition['query'] {
+	return function (this: IPollFunctions) {
+		return filterQuery(this.getNodeParameter('filters', {}) as IDataObject, map);
+	};
 }
 
-export const EVENTS: Record<LmsTriggerEvent, EventDefinition> = {
-	newCertificate: { endpoint: '/certificates', records: 'certificates', query: courseFilter },
-	newEnrollment: { endpoint: '/enrollments', records: 'enrollments', query: courseFilter },
-	newUser: {
-		endpoint: '/users',
-		records: 'users',
-		query(this: IPollFunctions) {
-			const filters = this.getNodeParameter('filters', {}) as IDataObject;
-			return filterQuery({ role: filters.role });
-		},
-	},
-};
+const byCourse = queryOf({ course_id: 'courseId' });
 
-const courseIdFilter: INodeProperties = {
-	displayName: 'Course ID',
-	name: 'courseId',
-	type: 'string',
-	placeholder: 'crs_…',
-	default: '',
-	description: 'Only trigger for this course (its ID, as the LMS Courses node returns it)',
+export const EVENTS: Record<LmsTriggerEvent, EventDefinition> = {
+	newCertificate: { endpoint: '/certificates', records: 'certificates', query: byCourse },
+	newEnrollment: { endpoint: '/enrollments', records: 'enrollments', query: byCourse },
+	newUser: { endpoint: '/users', records: 'users', query: queryOf({ role: 'role' }) },
 };
 
 export const eventProperties: INodeProperties[] = [
@@ -66,36 +60,14 @@ export const eventProperties: INodeProperties[] = [
 		],
 	},
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
+		...filtersCollection([
+			courseIdFilter('Only trigger for this course (its ID, as the LMS Courses node returns it)'),
+		]),
 		displayOptions: { show: { event: ['newCertificate', 'newEnrollment'] } },
-		options: [courseIdFilter],
 	},
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
+		...filtersCollection([roleFilter('Only trigger for users with this role')]),
 		displayOptions: { show: { event: ['newUser'] } },
-		options: [
-			{
-				displayName: 'Role',
-				name: 'role',
-				type: 'options',
-				default: 'student',
-				description: 'Only trigger for users with this role',
-				options: [
-					{ name: 'Admin', value: 'admin' },
-					{ name: 'Instructor', value: 'instructor' },
-					{ name: 'Student', value: 'student' },
-					{ name: 'Super Admin', value: 'super_admin' },
-				],
-			},
-		],
 	},
 	{
 		displayName:

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 /** Return All / Limit, worded the way n8n's own nodes word them. */
 export function returnAllAndLimit(pluralLabel: string): INodeProperties[] {
@@ -23,13 +23,16 @@ export function returnAllAndLimit(pluralLabel: string): INodeProperties[] {
 	];
 }
 
-/** A required record ID with the API's prefix as the placeholder. */
-export function idField(options: {
+export interface IdFieldOptions {
 	displayName: string;
 	name: string;
+	/** The API's ID prefix, such as `usr_`. */
 	prefix: string;
 	description: string;
-}): INodeProperties {
+}
+
+/** A required record ID with the API's prefix as the placeholder. */
+export function idField(options: IdFieldOptions): INodeProperties {
 	return {
 		displayName: options.displayName,
 		name: options.name,
@@ -41,12 +44,63 @@ export function idField(options: {
 	};
 }
 
-/** Drops unset filters: the LMS rejects empty query parameters. */
-export function filterQuery(filters: Record<string, unknown>): Record<string, string> {
+/** The Filters collection of a Get Many operation or of the trigger; keep `options` sorted by name. */
+export function filtersCollection(options: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options,
+	};
+}
+
+/** A record ID filter, with the API's prefix as the placeholder. */
+function idFilter(displayName: string, name: string, prefix: string, description: string): INodeProperties {
+	return { displayName, name, type: 'string', placeholder: `${prefix}…`, default: '', description };
+}
+
+/** The Course ID filter (query parameter `course_id`). */
+export function courseIdFilter(description: string): INodeProperties {
+	return idFilter('Course ID', 'courseId', 'crs_', description);
+}
+
+/** The Student ID filter (query parameter `student_id`). */
+export function studentIdFilter(description: string): INodeProperties {
+	return idFilter('Student ID', 'studentId', 'usr_', description);
+}
+
+/** The Role filter (query parameter `role`), with the LMS's roles. */
+export function roleFilter(description: string): INodeProperties {
+	return {
+		displayName: 'Role',
+		name: 'role',
+		type: 'options',
+		default: 'student',
+		description,
+		options: [
+			{ name: 'Admin', value: 'admin' },
+			{ name: 'Instructor', value: 'instructor' },
+			{ name: 'Student', value: 'student' },
+			{ name: 'Super Admin', value: 'super_admin' },
+		],
+	};
+}
+
+/** For each list query parameter, the name of the filter in the Filters collection it comes from. */
+export type FilterMap = Record<string, string>;
+
+/**
+ * The Filters collection as list query parameters, in the order of `map`. Unset filters are
+ * dropped: the LMS rejects empty query parameters.
+ */
+export function filterQuery(filters: IDataObject, map: FilterMap): Record<string, string> {
 	const query: Record<string, string> = {};
-	for (const [name, value] of Object.entries(filters)) {
+	for (const [queryName, filterName] of Object.entries(map)) {
+		const value = filters[filterName];
 		const text = typeof value === 'string' ? value.trim() : value;
-		if (text !== undefined && text !== null && text !== '') query[name] = String(text);
+		if (text !== undefined && text !== null && text !== '') query[queryName] = String(text);
 	}
 	return query;
 }

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError } from './transport';
+import { filterQuery, type FilterMap, type IdFieldOptions } from './descriptions';
+import { asNodeError, lmsApiList, lmsApiRequest } from './transport';
 
 /** One operation of one node: runs for one input item and returns the records it produced. */
 export type LmsOperationExecute = (
@@ -70,4 +71,50 @@ export function requiredId(
 		});
 	}
 	return value;
+}
+
+/** One record by its ID: `GET {endpoint}/{id}`. */
+export async function getRecord(
+	this: IExecuteFunctions,
+	endpoint: string,
+	id: string,
+	itemIndex: number,
+): Promise<IDataObject> {
+	return await lmsApiRequest.call(this, {
+		method: 'GET',
+		endpoint: `${endpoint}/${encodeURIComponent(id)}`,
+		itemIndex,
+	});
+}
+
+/**
+ * The execute of a Get operation: reads the ID parameter described by `idParameter` (the same
+ * options its `idField` is built from) and gets that record.
+ */
+export function getExecute(
+	endpoint: string,
+	idParameter: Pick<IdFieldOptions, 'name' | 'displayName'>,
+): (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject> {
+	return async function (this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+		const id = requiredId.call(this, idParameter.name, idParameter.displayName, itemIndex);
+		return await getRecord.call(this, endpoint, id, itemIndex);
+	};
+}
+
+/**
+ * The execute of a Get Many operation: Return All / Limit (see `returnAllAndLimit`) and, when
+ * `filters` is given, the Filters collection sent as the query parameters it maps.
+ */
+export function getManyExecute(
+	endpoint: string,
+	filters?: FilterMap,
+): (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]> {
+	return async function (this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+		const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
+		const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
+		const qs = filters
+			? filterQuery(this.getNodeParameter('filters', itemIndex, {}) as IDataObject, filters)
+			: undefined;
+		return await lmsApiList.call(this, endpoint, { returnAll, limit, qs, itemIndex });
+	};
 }

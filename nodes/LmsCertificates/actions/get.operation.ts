@@ -1,26 +1,18 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { idField } from '../../shared/descriptions';
-import { requiredId } from '../../shared/execute';
-import { lmsApiRequest } from '../../shared/transport';
+import { idField, type IdFieldOptions } from '../../shared/descriptions';
+import { getExecute } from '../../shared/execute';
 
-const properties: INodeProperties[] = [
-	idField({
-		displayName: 'Certificate ID',
-		name: 'certificateId',
-		prefix: 'cert_',
-		description: 'The LMS ID of the certificate, starting with cert_',
-	}),
-];
+const certificateId: IdFieldOptions = {
+	displayName: 'Certificate ID',
+	name: 'certificateId',
+	prefix: 'cert_',
+	description: 'The LMS ID of the certificate, starting with cert_',
+};
+
+const properties: INodeProperties[] = [idField(certificateId)];
 
 export const description = updateDisplayOptions({ show: { operation: ['get'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const certificateId = requiredId.call(this, 'certificateId', 'Certificate ID', itemIndex);
-	return await lmsApiRequest.call(this, {
-		method: 'GET',
-		endpoint: `/certificates/${encodeURIComponent(certificateId)}`,
-		itemIndex,
-	});
-}
+export const execute = getExecute('/certificates', certificateId);

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { idField } from '../../shared/descriptions';
-import { requiredId } from '../../shared/execute';
+import { getRecord, requiredId } from '../../shared/execute';
 import { asNodeError, lmsApiRequest, lmsProblemOf } from '../../shared/transport';
 
 const properties: INodeProperties[] = [
@@ -63,10 +63,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 		// The 409 names the enrollment but does not carry it; read it so the output has the
 		// same shape as a fresh one.
-		return await lmsApiRequest.call(this, {
-			method: 'GET',
-			endpoint: `/enrollments/${encodeURIComponent(existingId)}`,
-			itemIndex,
-		});
+		return await getRecord.call(this, '/enrollments', existingId, itemIndex);
 	}
 }
