@@ -38,6 +38,16 @@ async function inBatches(total: number, label: string, work: (from: number, to: 
 	console.log(`  loaded ${total.toLocaleString('en-US')} ${label} in ${seconds.toFixed(1)} s (${Math.round(total / seconds).toLocaleString('en-US')} rows/s)`);
 }
 
+async function sqliteCourses(db: sqlite3.Database, organizationId: string, ts: (offset: string) => string): Promise<void> {
+	const courses = Array.from({ length: COURSES }, (_, n) => `('${courseId(n)}', ?, 'Bench course ${n}', 'Generated', 'published', ${ts('0')}, ${ts('0')}, ${ts('0')})`);
+	await sqliteRun(
+		db,
+		`INSERT INTO courses (id, organization_id, title, description, status, published_at, created_at, updated_at) VALUES ${courses.join(', ')}`,
+		courses.map(() => organizationId),
+	);
+}
+
+/** Courses and enrollments only when `plan.enrollments` > 0. */
 export async function loadSqlite(file: string, plan: LoadPlan): Promise<void> {
 	const db = await new Promise<sqlite3.Database>((resolve, reject) => {
 		const handle = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(handle)));
@@ -49,13 +59,7 @@ export async function loadSqlite(file: string, plan: LoadPlan): Promise<void> {
 		const ts = (offset: string) => `strftime('%Y-%m-%d %H:%M:%f', ${EPOCH_S} + ${offset}, 'unixepoch') || ' +00:00'`;
 		const series = `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)`;
 
-		const courses = Array.from({ length: COURSES }, (_, n) => `('${courseId(n)}', ?, 'Bench course ${n}', 'Generated', 'published', ${ts('0')}, ${ts('0')}, ${ts('0')})`);
-		await sqliteRun(
-			db,
-			`INSERT INTO courses (id, organization_id, title, description, status, published_at, created_at, updated_at) VALUES ${courses.join(', ')}`,
-			courses.map(() => plan.organizationId),
-		);
-
+		if (plan.enrollments > 0) await sqliteCourses(db, plan.organizationId, ts);
 		await inBatches(plan.users, 'users', async (from, to) => {
 			await sqliteRun(db, 'BEGIN');
 			await sqliteRun(
@@ -68,6 +72,7 @@ export async function loadSqlite(file: string, plan: LoadPlan): Promise<void> {
 			await sqliteRun(db, 'COMMIT');
 		});
 
+		if (plan.enrollments === 0) return;
 		await inBatches(plan.enrollments, 'enrollments', async (from, to) => {
 			await sqliteRun(db, 'BEGIN');
 			await sqliteRun(

@@ -9,6 +9,7 @@ import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 import autocannon from 'autocannon';
+import { Client } from 'pg';
 
 /** The repository root (this file runs from bench/dist/bench/). */
 export const ROOT = join(__dirname, '..', '..', '..');
@@ -158,14 +159,35 @@ export async function load(url: string, connections: number, seconds: number, he
 }
 
 /** A temporary directory for a benchmark's SQLite file; removed by the returned function. */
-export function tempSqlite(): { databaseUrl: string; file: string; remove(): void } {
+export function tempSqlite(): { databaseUrl: string; file: string; remove(): Promise<void> } {
 	const dir = mkdtempSync(join(tmpdir(), 'lms-bench-'));
 	const file = join(dir, 'lms.sqlite');
-	return { databaseUrl: `sqlite:${file}`, file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+	return { databaseUrl: `sqlite:${file}`, file, remove: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh PostgreSQL database for one benchmark; dropped by the returned function. */
+export async function tempPostgres(): Promise<{ databaseUrl: string; remove(): Promise<void> }> {
+	const name = `lms_bench_${Date.now()}_${process.pid}`;
+	const admin = async <T>(work: (client: Client) => Promise<T>) => {
+		const client = new Client({ connectionString: `${settings.postgresUrl}test` });
+		await client.connect();
+		try {
+			return await work(client);
+		} finally {
+			await client.end();
+		}
+	};
+	await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+	return {
+		databaseUrl: `${settings.postgresUrl}${name}`,
+		remove: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+	};
 }
 
 export const fmt = {
 	ms: (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)),
+	/** autocannon records latency in whole milliseconds. */
+	wholeMs: (v: number) => (v < 1 ? '< 1' : v.toFixed(0)),
 	int: (v: number) => Math.round(v).toLocaleString('en-US'),
 	ratio: (v: number) => v.toFixed(2),
 	mb: (bytes: number) => (bytes / 2 ** 20).toFixed(1),

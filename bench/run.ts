@@ -4,11 +4,15 @@
  */
 import { apiOverhead } from './api-overhead';
 import { machineInfo } from './lib';
+import { memory } from './memory';
+import { returnAllBench } from './return-all';
 import { scale } from './scale';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
 	'api-overhead': apiOverhead,
 	scale,
+	'return-all': returnAllBench,
+	memory,
 };
 
 async function main(): Promise<void> {

@@ -3,10 +3,8 @@
  * on PostgreSQL. Measures the p50 latency of list pages near the start and deep into the list,
  * as a client sees it (one request at a time, keep-alive), against page 1 of the same list.
  */
-import { Client } from 'pg';
-
 import { COURSES, courseId, loadPostgres, loadSqlite } from './bulk-load';
-import { fmt, heading, lmsCli, median, settings, startLms, table, tempSqlite } from './lib';
+import { fmt, heading, lmsCli, median, settings, startLms, table, tempPostgres, tempSqlite } from './lib';
 
 const USERS = Number(process.env.BENCH_SCALE_USERS ?? 1_000_000);
 const ENROLLMENTS = Number(process.env.BENCH_SCALE_ENROLLMENTS ?? 1_000_000);
@@ -81,23 +79,18 @@ async function sqliteRun(): Promise<Map<string, number>> {
 		await loadSqlite(db.file, { organizationId, users: USERS, enrollments: ENROLLMENTS });
 		return await serveAndMeasure(db.databaseUrl, key);
 	} finally {
-		db.remove();
+		await db.remove();
 	}
 }
 
 async function postgresRun(): Promise<Map<string, number>> {
-	const name = `lms_bench_${Date.now()}`;
-	const admin = new Client({ connectionString: `${settings.postgresUrl}test` });
-	await admin.connect();
-	await admin.query(`CREATE DATABASE "${name}"`);
-	const databaseUrl = `${settings.postgresUrl}${name}`;
+	const db = await tempPostgres();
 	try {
-		const { organizationId, key } = await prepare(databaseUrl);
-		await loadPostgres(databaseUrl, { organizationId, users: USERS, enrollments: ENROLLMENTS });
-		return await serveAndMeasure(databaseUrl, key);
+		const { organizationId, key } = await prepare(db.databaseUrl);
+		await loadPostgres(db.databaseUrl, { organizationId, users: USERS, enrollments: ENROLLMENTS });
+		return await serveAndMeasure(db.databaseUrl, key);
 	} finally {
-		await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-		await admin.end();
+		await db.remove();
 	}
 }
 

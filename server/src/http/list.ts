@@ -29,23 +29,33 @@ interface Page {
 }
 
 /**
- * Pages through `where` in (created_at, id) order. Deep pages stay cheap by paging over ids
- * only (served from the (organization, …, created_at, id) indexes) and then loading just the
- * rows of this page: a deferred join. The count uses the same where.
+ * Up to this many skipped rows, a page is read in one query. Beyond it, reading whole rows only
+ * to skip them costs more than a second query: PostgreSQL fetches every skipped row from the
+ * table (≈ 490 ms to reach offset 999,900 of 1M users, against ≈ 140 ms through the index alone).
+ */
+const DEFERRED_JOIN_FROM_OFFSET = 1_000;
+
+const ORDER: Array<[string, string]> = [
+	['createdAt', 'ASC'],
+	['id', 'ASC'],
+];
+
+/**
+ * Pages through `where` in (created_at, id) order; the count uses the same where. Near the
+ * start of a list the page is one query. Deep pages stay cheap by paging over ids only (served
+ * from the (organization, …, created_at, id) indexes, without touching the table) and then
+ * loading just the rows of this page: a deferred join.
  */
 export async function pageOf<M extends Model>(model: ModelStatic<M>, where: WhereOptions, { page, perPage }: Page) {
+	const offset = (page - 1) * perPage;
+	if (offset < DEFERRED_JOIN_FROM_OFFSET) {
+		const [rows, total] = await Promise.all([model.findAll({ where, order: ORDER, limit: perPage, offset }), model.count({ where })]);
+		return { rows, total };
+	}
 	const [idRows, total] = await Promise.all([
-		model.findAll({
-			attributes: ['id'],
-			where,
-			order: [
-				['createdAt', 'ASC'],
-				['id', 'ASC'],
-			],
-			limit: perPage,
-			offset: (page - 1) * perPage,
-			raw: true,
-		}) as unknown as Promise<Array<{ id: string }>>,
+		model.findAll({ attributes: ['id'], where, order: ORDER, limit: perPage, offset, raw: true }) as unknown as Promise<
+			Array<{ id: string }>
+		>,
 		model.count({ where }),
 	]);
 	const ids = idRows.map((r) => r.id);
