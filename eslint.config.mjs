@@ -5,7 +5,6 @@
 import js from '@eslint/js';
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import { globalIgnores } from 'eslint/config';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importPlugin from 'eslint-plugin-import-x';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
 import tseslint from 'typescript-eslint';
@@ -32,7 +31,7 @@ export default tseslint.config(
 	{
 		plugins: { 'n8n-nodes-base': n8nNodesBase },
 		settings: {
-			'import-x/resolver-next': [createTypeScriptImportResolver()],
+			'import-x/resolver': { typescript: true, node: true },
 		},
 	},
 	{

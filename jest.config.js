@@ -8,6 +8,4 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   testTimeout: 60_000,
-  // nock's interceptor is read after jest soft-deletes globals between files; harmless, noisy.
-  testEnvironmentOptions: { globalsCleanup: 'off' },
 };
