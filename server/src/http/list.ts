@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import Joi from 'joi';
 import type { Model, ModelStatic, WhereOptions } from 'sequelize';
 
+import { readableRows, SKIP_SQLITE_COLUMN_TYPES } from '../db/hot-path';
 import { callerOf } from './auth';
 import { integerParam, parseQuery } from './validate';
 
@@ -20,6 +21,7 @@ export interface ListDefinition<M extends Model, F extends Record<string, string
 	filters: { [K in keyof F]-?: Joi.Schema };
 	/** The rows a caller may see with these filters; always scoped to the caller's organization. */
 	where(organizationId: string, filters: Partial<F>): WhereOptions;
+	/** Reads attributes as properties only: it gets plain rows when the model has no custom getters. */
 	serialize(row: M): object;
 }
 
@@ -49,18 +51,29 @@ const ORDER: Array<[string, string]> = [
 export async function pageOf<M extends Model>(model: ModelStatic<M>, where: WhereOptions, { page, perPage }: Page) {
 	const offset = (page - 1) * perPage;
 	if (offset < DEFERRED_JOIN_FROM_OFFSET) {
-		const [rows, total] = await Promise.all([model.findAll({ where, order: ORDER, limit: perPage, offset }), model.count({ where })]);
-		return { rows, total };
+		const [rawRows, total] = await Promise.all([
+			model.findAll({ where, order: ORDER, limit: perPage, offset, raw: true, ...SKIP_SQLITE_COLUMN_TYPES }),
+			model.count({ where, ...SKIP_SQLITE_COLUMN_TYPES }),
+		]);
+		return { rows: readableRows(model, rawRows as unknown as Array<Record<string, unknown>>), total };
 	}
 	const [idRows, total] = await Promise.all([
-		model.findAll({ attributes: ['id'], where, order: ORDER, limit: perPage, offset, raw: true }) as unknown as Promise<
+		model.findAll({ attributes: ['id'], where, order: ORDER, limit: perPage, offset, raw: true, ...SKIP_SQLITE_COLUMN_TYPES }) as unknown as Promise<
 			Array<{ id: string }>
 		>,
-		model.count({ where }),
+		model.count({ where, ...SKIP_SQLITE_COLUMN_TYPES }),
 	]);
 	const ids = idRows.map((r) => r.id);
-	const rows = ids.length === 0 ? [] : await model.findAll({ where: { id: ids } as WhereOptions });
-	const byId = new Map(rows.map((row) => [row.get('id') as string, row]));
+	const rows =
+		ids.length === 0
+			? []
+			: readableRows(
+					model,
+					(await model.findAll({ where: { id: ids } as WhereOptions, raw: true, ...SKIP_SQLITE_COLUMN_TYPES })) as unknown as Array<
+						Record<string, unknown>
+					>,
+				);
+	const byId = new Map(rows.map((row) => [(row as unknown as { id: string }).id, row]));
 	return { rows: ids.map((id) => byId.get(id)).filter((row): row is M => row !== undefined), total };
 }
 
