@@ -59,7 +59,9 @@ export class LmsApi implements ICredentialType {
 	 * every scope. So it reads one user and judges the answer by its problem `code` instead of
 	 * its HTTP status: a key without read:users gets 403 `insufficient_scope`, which proves the
 	 * key itself is good, while codes that mean the key cannot work fail the test. The rules can
-	 * only carry fixed messages, so each says what the server means and what to do about it.
+	 * only carry fixed messages: for an invalid, revoked or rotated key they are the server's own
+	 * `detail` sentences (test/nodes/e2e.test.ts compares them with the live server's), the others
+	 * say what the code means and what to do.
 	 */
 	test: ICredentialTestRequest = {
 		request: {
@@ -78,15 +80,15 @@ export class LmsApi implements ICredentialType {
 			),
 			failsWith(
 				'invalid_api_key',
-				'The LMS does not recognise this API key (invalid_api_key): copy the whole key, starting with lms_, from Settings → API Keys',
+				'The API key is not valid. Check that it was copied whole, or ask a Super Admin for a new key in Settings → API Keys. (invalid_api_key)',
 			),
 			failsWith(
 				'api_key_revoked',
-				'This API key was revoked (api_key_revoked): create a new key in Settings → API Keys and paste it here',
+				'This API key was revoked and no longer works. Ask a Super Admin to create a new key in Settings → API Keys. (api_key_revoked)',
 			),
 			failsWith(
 				'api_key_rotated',
-				'This API key was rotated (api_key_rotated): paste the new key shown when it was rotated',
+				'This API key was rotated and replaced by a new one. Use the new key shown when it was rotated. (api_key_rotated)',
 			),
 			failsWith(
 				'plan_required',

@@ -33,9 +33,9 @@ describe('credential test', () => {
 
 	it.each([
 		['missing_api_key', 401, 'The LMS received no API key (missing_api_key)'],
-		['invalid_api_key', 401, 'The LMS does not recognise this API key (invalid_api_key)'],
-		['api_key_revoked', 401, 'This API key was revoked (api_key_revoked): create a new key in Settings → API Keys'],
-		['api_key_rotated', 401, 'This API key was rotated (api_key_rotated): paste the new key'],
+		['invalid_api_key', 401, 'The API key is not valid. Check that it was copied whole'],
+		['api_key_revoked', 401, 'This API key was revoked and no longer works. Ask a Super Admin to create a new key in Settings → API Keys.'],
+		['api_key_rotated', 401, 'This API key was rotated and replaced by a new one. Use the new key shown when it was rotated.'],
 		['plan_required', 403, 'The LMS API needs the Enterprise plan (plan_required)'],
 		['rate_limited', 429, 'The LMS is rate limiting this IP address (rate_limited)'],
 		['not_found', 404, 'No LMS API answers at this address (not_found)'],

@@ -268,20 +268,30 @@ describe('keys', () => {
 		}
 	});
 
-	it('the credential test fails for an invalid, a rotated and a revoked key', async () => {
+	it("the credential test fails for an invalid, a rotated and a revoked key, in the server's own words", async () => {
 		const credentials = (key: string) => ({ baseUrl: server.baseUrl, apiKey: key });
+		// What the server itself says to a request with this key.
+		const serverDetail = async (key: string) => {
+			const res = await fetch(`${server.baseUrl}/api/v1/users`, { headers: { Authorization: `Bearer ${key}` } });
+			return ((await res.json()) as { detail: string }).detail;
+		};
 
-		const invalid = await testCredential(credentials('lms_notarealkeynotarealkeynotareal000000'));
+		const invalidKey = 'lms_notarealkeynotarealkeynotareal000000';
+		const invalid = await testCredential(credentials(invalidKey));
 		expect(invalid).toMatchObject({ status: 'Error', message: expect.stringContaining('invalid_api_key') });
+		expect(invalid.message).toContain(await serverDetail(invalidKey));
 
 		const toRotate = await server.createKey('acme', ['read:users'], 'cred rotate');
 		await server.rotateKey(toRotate.id);
 		const rotated = await testCredential(credentials(toRotate.key));
 		expect(rotated).toMatchObject({ status: 'Error', message: expect.stringContaining('api_key_rotated') });
+		expect(rotated.message).toContain(await serverDetail(toRotate.key));
 
 		const toRevoke = await server.createKey('acme', ['read:users'], 'cred revoke');
 		await server.revokeKey(toRevoke.id);
 		const revoked = await testCredential(credentials(toRevoke.key));
 		expect(revoked).toMatchObject({ status: 'Error', message: expect.stringContaining('api_key_revoked') });
+		expect(revoked.message).toContain(await serverDetail(toRevoke.key));
 	});
+
 });
