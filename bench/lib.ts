@@ -4,12 +4,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+
+import { freePort } from '../test/helpers/ports';
 
 /** The repository root (this file runs from bench/dist/bench/). */
 export const ROOT = join(__dirname, '..', '..', '..');
@@ -32,17 +33,6 @@ export function median(values: number[]): number {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const probe = createServer();
-		probe.once('error', reject);
-		probe.listen(0, '127.0.0.1', () => {
-			const { port } = probe.address() as { port: number };
-			probe.close(() => resolve(port));
-		});
-	});
-}
 
 /** A markdown table, so the output pastes straight into docs/benchmarks.md. */
 export function table(headers: string[], rows: Array<Array<string | number>>): string {

@@ -1,8 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-import { createTestDatabase, type TestDatabase } from './database';
-
 export interface CliResult {
 	code: number;
 	stdout: string;
@@ -33,12 +31,4 @@ export function runCli(
 		child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
 		child.stdin.end(opts.input ?? '');
 	});
-}
-
-/**
- * A fresh database for a test that runs the CLI without a server: a temporary SQLite file, or
- * with TEST_DATABASE=postgres a PostgreSQL database of its own (see ./database.ts).
- */
-export function tempDatabase(): Promise<TestDatabase> {
-	return createTestDatabase();
 }

@@ -7,51 +7,22 @@
  * always runs on a SQLite file; with TEST_DATABASE=postgres it runs on PostgreSQL as well (there
  * "opens cleanly" means the restarted server is ready and the tables answer).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
-import { join } from 'node:path';
 
 import { Client } from 'pg';
 import sqlite3 from 'sqlite3';
 
 import { runCli } from '../helpers/cli';
 import { createPostgresDatabase, createSqliteDatabase, testDialect, testRedisEnv, type TestDatabase } from '../helpers/database';
+import { startInstance } from '../helpers/instances';
 import { parseJson, send } from './support';
 
-const BIN = join(__dirname, '..', '..', 'server', 'bin', 'lms-server.js');
 const WRITERS = 8;
 /** Kill once this many enrollments were confirmed (or after KILL_AFTER_MS, whichever is first). */
 const KILL_AFTER_CREATED = 150;
 const KILL_AFTER_MS = 5_000;
 
-interface Running {
-	child: ChildProcess;
-	baseUrl: string;
-	exited: Promise<number | null>;
-}
-
 const DIALECTS = testDialect() === 'postgres' ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
-
-/** `lms-server start` as an operator runs it; resolves once it logs the address it listens on. */
-function startServer(env: Record<string, string>): Promise<Running> {
-	const child = spawn(process.execPath, [BIN, 'start'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-	const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-	return new Promise((resolve, reject) => {
-		let output = '';
-		const onData = (chunk: Buffer) => {
-			output += chunk.toString('utf8');
-			const url = /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1];
-			if (url) {
-				child.stdout!.off('data', onData);
-				child.stdout!.resume();
-				resolve({ child, baseUrl: url, exited });
-			}
-		};
-		child.stdout!.on('data', onData);
-		child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-		exited.then((code) => reject(new Error(`lms-server start exited with ${code}:\n${output}`)));
-	});
-}
 
 function cli(env: Record<string, string>, args: string[]) {
 	return runCli(args, { env }).then((result) => {
@@ -108,10 +79,10 @@ test.each(DIALECTS)('%s: kill -9 while enrollments stream in: every 201 survives
 	await cli(env, ['seed', '--demo', '--json']);
 	const { key } = (await cli(env, ['keys', 'create', '--org', 'acme', '--label', 'crash test', '--scopes', 'read:users,read:courses,read:enrollments,write:enrollments', '--json'])) as { key: string };
 
-	let server = await startServer(env);
-	const students = await getAll<{ id: string }>(server.baseUrl, key, '/api/v1/users?role=student');
-	const courses = await getAll<{ id: string }>(server.baseUrl, key, '/api/v1/courses');
-	const enrolled = new Set((await getAll<{ student_id: string; course_id: string }>(server.baseUrl, key, '/api/v1/enrollments')).map((e) => `${e.student_id} ${e.course_id}`));
+	let server = await startInstance(env, []);
+	const students = await getAll<{ id: string }>(server.url, key, '/api/v1/users?role=student');
+	const courses = await getAll<{ id: string }>(server.url, key, '/api/v1/courses');
+	const enrolled = new Set((await getAll<{ student_id: string; course_id: string }>(server.url, key, '/api/v1/enrollments')).map((e) => `${e.student_id} ${e.course_id}`));
 	const pairs = students.flatMap((s) => courses.map((c) => ({ student_id: s.id, course_id: c.id }))).filter((p) => !enrolled.has(`${p.student_id} ${p.course_id}`));
 	expect(pairs.length).toBeGreaterThan(KILL_AFTER_CREATED * 2);
 
@@ -125,7 +96,7 @@ test.each(DIALECTS)('%s: kill -9 while enrollments stream in: every 201 survives
 			const pair = pairs[next++];
 			try {
 				const reply = await send(
-					server.baseUrl,
+					server.url,
 					{ method: 'POST', path: '/api/v1/enrollments', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(pair) },
 					agent,
 				);
@@ -142,8 +113,8 @@ test.each(DIALECTS)('%s: kill -9 while enrollments stream in: every 201 survives
 	const started = Date.now();
 	while (confirmed.length < KILL_AFTER_CREATED && Date.now() - started < KILL_AFTER_MS) await new Promise((r) => setTimeout(r, 5));
 	killed = true;
-	server.child.kill('SIGKILL');
-	await server.exited;
+	process.kill(server.pid, 'SIGKILL');
+	await server.stop();
 	await Promise.all(writers);
 	agent.destroy();
 	const sentBeforeKill = next;
@@ -153,10 +124,10 @@ test.each(DIALECTS)('%s: kill -9 while enrollments stream in: every 201 survives
 
 	expect(dialect === 'sqlite' ? await sqliteIntegrity(db.file!) : await postgresIntegrity(db.databaseUrl)).toEqual(['ok']);
 
-	server = await startServer(env);
+	server = await startInstance(env, []);
 	try {
 		for (const enrollment of confirmed) {
-			const reply = await send(server.baseUrl, { method: 'GET', path: `/api/v1/enrollments/${enrollment.id}`, headers: { authorization: `Bearer ${key}` } });
+			const reply = await send(server.url, { method: 'GET', path: `/api/v1/enrollments/${enrollment.id}`, headers: { authorization: `Bearer ${key}` } });
 			expect({ id: enrollment.id, status: reply.status }).toEqual({ id: enrollment.id, status: 200 });
 			expect(parseJson(reply.text)).toMatchObject({ id: enrollment.id, student_id: enrollment.student_id, course_id: enrollment.course_id });
 		}
@@ -164,15 +135,14 @@ test.each(DIALECTS)('%s: kill -9 while enrollments stream in: every 201 survives
 		// New enrollments work; a pair whose answer was lost is either there (409) or not (201).
 		const fresh = pairs.slice(sentBeforeKill, sentBeforeKill + 5);
 		for (const pair of fresh) {
-			const reply = await send(server.baseUrl, { method: 'POST', path: '/api/v1/enrollments', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(pair) });
+			const reply = await send(server.url, { method: 'POST', path: '/api/v1/enrollments', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(pair) });
 			expect(reply.status).toBe(201);
 		}
-		const total = (await getAll(server.baseUrl, key, '/api/v1/enrollments')).length;
+		const total = (await getAll(server.url, key, '/api/v1/enrollments')).length;
 		expect(total).toBeGreaterThanOrEqual(enrolled.size + confirmed.length + fresh.length);
 		expect(total).toBeLessThanOrEqual(enrolled.size + sentBeforeKill + fresh.length);
 	} finally {
-		server.child.kill('SIGTERM');
-		await server.exited;
+		await server.stop();
 	}
 	console.log(`crash (${dialect}): ${confirmed.length} enrollments confirmed, ${sentBeforeKill - confirmed.length} in flight at kill -9; all confirmed ones found after restart`);
 }, 120_000);

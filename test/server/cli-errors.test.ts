@@ -1,8 +1,9 @@
-import { runCli, tempDatabase, type CliResult } from '../helpers/cli';
+import { runCli, type CliResult } from '../helpers/cli';
+import { createTestDatabase, type TestDatabase } from '../helpers/database';
 
 /** Operator mistakes: one line on stderr naming the problem, nothing on stdout, non-zero exit. */
 describe('lms-server errors', () => {
-	let db: Awaited<ReturnType<typeof tempDatabase>>;
+	let db: TestDatabase;
 	const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { env: { DATABASE_URL: db.databaseUrl, ...env } });
 
 	const expectOneLineError = (result: CliResult, message: RegExp, code = 1) => {
@@ -13,7 +14,7 @@ describe('lms-server errors', () => {
 	};
 
 	beforeAll(async () => {
-		db = await tempDatabase();
+		db = await createTestDatabase();
 		expect((await cli(['seed', '--demo', '--json'])).code).toBe(0);
 	});
 	afterAll(() => db.remove());

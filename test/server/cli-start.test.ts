@@ -2,7 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
-import { runCli, tempDatabase } from '../helpers/cli';
+import { runCli } from '../helpers/cli';
+import { createTestDatabase, type TestDatabase } from '../helpers/database';
 
 const CLI = join(__dirname, '..', '..', 'server', 'dist', 'cli.js');
 
@@ -35,10 +36,10 @@ function start(args: string[], env: Record<string, string>): Running {
 const urlIn = (text: string) => /listening on (http:\/\/[\d.]+:\d+)/.exec(text)![1];
 
 describe('lms-server start', () => {
-	let db: Awaited<ReturnType<typeof tempDatabase>>;
+	let db: TestDatabase;
 
 	beforeEach(async () => {
-		db = await tempDatabase();
+		db = await createTestDatabase();
 	});
 	afterEach(() => db.remove());
 

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../server/src/config';
 import { createApp } from '../../server/src/http/app';
 import { createLogger } from '../../server/src/http/logging';
+import { freePort } from '../helpers/ports';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { call, expectProblem } from './api-fixtures';
 
@@ -26,14 +27,6 @@ if (!hasRedis) {
 }
 
 const LIMIT = 6;
-
-async function freePort(): Promise<number> {
-	const probe = createServer();
-	await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-	const { port } = probe.address() as AddressInfo;
-	await new Promise((r) => probe.close(r));
-	return port;
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
 	const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'pipe' });

@@ -3,18 +3,19 @@ import type { Sequelize } from 'sequelize';
 import { Certificate, connect, Course, Enrollment, migrate, Organization, User } from '../../server/src/db';
 import { seedDemo, type DemoResult } from '../../server/src/demo/seed';
 import { verifyPassword } from '../../server/src/users/password';
-import { runCli, tempDatabase } from '../helpers/cli';
+import { runCli } from '../helpers/cli';
+import { createTestDatabase, type TestDatabase } from '../helpers/database';
 
 /** SPEC §8's demo data, loaded through the CLI as an operator would, then counted in the database. */
 describe('lms-server seed --demo', () => {
-	let db: Awaited<ReturnType<typeof tempDatabase>>;
+	let db: TestDatabase;
 	let sequelize: Sequelize;
 	let demo: DemoResult;
 	const orgId = (slug: string) => demo.organizations.find((o) => o.slug === slug)!.id;
 	const count = (model: { count(o: object): Promise<number> }, where: object) => model.count({ where });
 
 	beforeAll(async () => {
-		db = await tempDatabase();
+		db = await createTestDatabase();
 		const result = await runCli(['seed', '--demo', '--json'], { env: { DATABASE_URL: db.databaseUrl } });
 		expect(result).toMatchObject({ code: 0, stderr: '' });
 		demo = JSON.parse(result.stdout);
@@ -150,7 +151,7 @@ describe('lms-server seed --demo', () => {
 	});
 
 	it('prints tables without --json', async () => {
-		const other = await tempDatabase();
+		const other = await createTestDatabase();
 		try {
 			const result = await runCli(['seed', '--demo'], { env: { DATABASE_URL: other.databaseUrl } });
 			expect(result.code).toBe(0);
@@ -164,7 +165,7 @@ describe('lms-server seed --demo', () => {
 
 describe('seedDemo', () => {
 	it('loads everything in well under 3 seconds', async () => {
-		const db = await tempDatabase();
+		const db = await createTestDatabase();
 		const sequelize = await connect({ databaseUrl: db.databaseUrl });
 		try {
 			await migrate(sequelize);

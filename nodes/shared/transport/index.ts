@@ -7,7 +7,15 @@ export {
 	type LmsHttpFailure,
 	type LmsRequestSummary,
 } from './errors';
-export { lmsApiList, lmsApiPages, MAX_PER_PAGE, type LmsListOptions, type LmsPagesOptions } from './pagination';
+export {
+	lmsApiList,
+	lmsApiPage,
+	lmsApiPages,
+	MAX_PER_PAGE,
+	type LmsListOptions,
+	type LmsPageOptions,
+	type LmsPagesOptions,
+} from './pagination';
 export {
 	FALLBACK_RETRY_WAIT_SECONDS,
 	LMS_CREDENTIAL_TYPE,

@@ -15,6 +15,45 @@ export interface LmsPagesOptions {
 	itemIndex?: number;
 }
 
+function notAList(this: LmsFunctions, endpoint: string, itemIndex?: number): NodeOperationError {
+	return new NodeOperationError(
+		this.getNode(),
+		`The answer from ${endpoint} is not an LMS list: check the Base URL in the credential`,
+		{ itemIndex },
+	);
+}
+
+/** One GET of a list endpoint, checked to hold a `data` array. */
+async function requestPage(this: LmsFunctions, endpoint: string, qs: IDataObject, itemIndex?: number): Promise<LmsList> {
+	const response = (await lmsApiRequest.call(this, { method: 'GET', endpoint, qs, itemIndex })) as unknown as LmsList;
+	if (!Array.isArray(response?.data)) throw notAList.call(this, endpoint, itemIndex);
+	return response;
+}
+
+export interface LmsPageOptions {
+	/** 1-based page number. */
+	page: number;
+	perPage?: number;
+	/** Filters, sent unchanged. */
+	qs?: IDataObject;
+}
+
+/**
+ * One page of a list, for callers that jump around a list instead of walking it from the start
+ * (the trigger reads the page holding its cursor, then the pages after it). The answer is
+ * checked to be an LMS list with a numeric `total`, because the caller does arithmetic on it.
+ */
+export async function lmsApiPage(this: LmsFunctions, endpoint: string, options: LmsPageOptions): Promise<LmsList> {
+	const response = await requestPage.call(this, endpoint, {
+		...options.qs,
+		page: options.page,
+		per_page: options.perPage ?? MAX_PER_PAGE,
+	});
+	const total = response.pagination?.total;
+	if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) throw notAList.call(this, endpoint);
+	return response;
+}
+
 /**
  * Walks a list page by page, yielding each page as the API sent it. Stops after the page that
  * reaches `total` (`page × per_page ≥ total`, using the numbers the server echoes back), or at an
@@ -27,19 +66,7 @@ export async function* lmsApiPages(
 ): AsyncGenerator<LmsList> {
 	const perPage = options.perPage ?? MAX_PER_PAGE;
 	for (let page = options.startPage ?? 1; ; page++) {
-		const response = (await lmsApiRequest.call(this, {
-			method: 'GET',
-			endpoint,
-			qs: { ...options.qs, page, per_page: perPage },
-			itemIndex: options.itemIndex,
-		})) as unknown as LmsList;
-		if (!Array.isArray(response?.data)) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`The answer from ${endpoint} is not an LMS list: check the Base URL in the credential`,
-				{ itemIndex: options.itemIndex },
-			);
-		}
+		const response = await requestPage.call(this, endpoint, { ...options.qs, page, per_page: perPage }, options.itemIndex);
 		yield response;
 		const pagination = response.pagination;
 		if (response.data.length === 0 || !pagination) return;

@@ -1,6 +1,7 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 
 import { problems } from '../common/problem';
+import { RuleError } from '../common/rule-error';
 import { buildRows, selectList } from '../db/hot-path';
 import { Organization } from '../organizations/model';
 import { generateKey, hashKey, isWellFormedKey, maskKey } from './key-format';
@@ -26,10 +27,11 @@ export type KeyRuleCode =
 	| 'key_not_found'
 	| 'key_not_active';
 
-/** A rule the caller broke; `message` is a sentence to show the person as it is. */
-export class KeyRuleError extends Error {
-	constructor(readonly code: KeyRuleCode, message: string) {
-		super(message);
+/** A rule the caller broke about keys: the shared RuleError, with the key codes. */
+export class KeyRuleError extends RuleError {
+	declare readonly code: KeyRuleCode;
+	constructor(code: KeyRuleCode, message: string) {
+		super(code, message);
 		this.name = 'KeyRuleError';
 	}
 }
@@ -222,7 +224,7 @@ export async function authenticate(token: string): Promise<Caller> {
 	const [apiKey] = buildRows(ApiKey, [apiKeyRow]);
 	if (apiKey.status === 'revoked') throw problems.apiKeyRevoked();
 	if (apiKey.status === 'rotated') throw problems.apiKeyRotated();
-	if (organizationRow.id === null || organizationRow.id === undefined) throw problems.invalidApiKey();
+	if (organizationRow.id == null) throw problems.invalidApiKey();
 	const [organization] = buildRows(Organization, [organizationRow]);
 	touchLastUsed(apiKey);
 	return { apiKey, organization };

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 
 import { loadConfig, type Config } from '../config';
-import { connect, migrate } from '../db';
+import { connect, migrate as applyMigrations } from '../db';
 import { CliError } from './output';
 
 /**
@@ -9,7 +9,7 @@ import { CliError } from './output';
  * cannot be created, a refused connection) is the operator's to fix, so it becomes one line
  * that names the variable rather than echoing the URL, which may hold a password.
  */
-export async function openDatabase(config: Config): Promise<Sequelize> {
+async function openDatabase(config: Config): Promise<Sequelize> {
 	try {
 		return await connect({ databaseUrl: config.databaseUrl, poolMax: 2 });
 	} catch (err) {
@@ -19,15 +19,17 @@ export async function openDatabase(config: Config): Promise<Sequelize> {
 
 /**
  * Every command that touches data reads the same configuration as the server, opens the
- * database and applies pending migrations first: a fresh database then just works, and an
- * up-to-date one costs a single read.
+ * database and applies pending migrations first (unless told not to): a fresh database then
+ * just works, and an up-to-date one costs a single read. `work` gets the migrations applied.
  */
-export async function withDatabase<T>(work: (config: Config, sequelize: Sequelize) => Promise<T>): Promise<T> {
-	const config = loadConfig();
+export async function withDatabase<T>(
+	work: (applied: string[]) => Promise<T>,
+	{ config = loadConfig(), migrate = true }: { config?: Config; migrate?: boolean } = {},
+): Promise<T> {
 	const sequelize = await openDatabase(config);
 	try {
-		await migrate(sequelize);
-		return await work(config, sequelize);
+		const applied = migrate ? await applyMigrations(sequelize) : [];
+		return await work(applied);
 	} finally {
 		await sequelize.close();
 	}

@@ -1,7 +1,6 @@
 import { CommanderError } from 'commander';
 import { ConnectionError } from 'sequelize';
 
-import { KeyRuleError } from '../api-keys/service';
 import { RuleError } from '../common/rule-error';
 import { ConfigError } from '../config';
 import { scrubSecrets } from '../http/logging';
@@ -24,7 +23,7 @@ export function reportError(err: unknown): number {
 	}
 	let line: string;
 	if (err instanceof ConfigError) line = `invalid configuration: ${err.message}`;
-	else if (err instanceof KeyRuleError || err instanceof RuleError || err instanceof CliError) line = err.message;
+	else if (err instanceof RuleError || err instanceof CliError) line = err.message;
 	// The URL may hold a password, so name the variable rather than print it.
 	else if (err instanceof ConnectionError) line = `lost the database named by DATABASE_URL: ${err.message}`;
 	else {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import { createKey, keyJson, listKeys, revokeKey, rotateKey } from '../api-keys/service';
+import { createKey, keyJson, listKeys, revokeKey, rotateKey, type IssuedKey } from '../api-keys/service';
 import type { ApiKey } from '../api-keys/model';
 import { findOrganization } from '../organizations/service';
 import { withDatabase } from './context';
@@ -12,12 +12,14 @@ const actor = { kind: 'cli' } as const;
 /** `--scopes read:users,read:courses`; the key service judges what is left. */
 const splitScopes = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim());
 
-function printSecret(secret: string): void {
-	printLines('', `  ${secret}`, '', 'Copy it now: this is the only time the full key is shown. Only its hash is stored.');
-}
-
 function describe(apiKey: ApiKey): string {
 	return `${apiKey.id} "${apiKey.label}" (${apiKey.scopeList.join(', ')})`;
+}
+
+/** A new key, shown once: as JSON, or as a headline about it followed by the secret. */
+function printIssued({ apiKey, secret }: IssuedKey, json: boolean | undefined, headline: string): void {
+	if (json) return printJson(keyJson(apiKey, secret));
+	printLines(headline, '', `  ${secret}`, '', 'Copy it now: this is the only time the full key is shown. Only its hash is stored.');
 }
 
 export function registerKeys(program: Command): void {
@@ -33,15 +35,13 @@ export function registerKeys(program: Command): void {
 		.action((opts: { org: string; label?: string; scopes?: string; json?: boolean }) =>
 			withDatabase(async () => {
 				const organization = await findOrganization(opts.org);
-				const { apiKey, secret } = await createKey({
+				const issued = await createKey({
 					organizationId: organization.id,
 					label: opts.label,
 					scopes: splitScopes(opts.scopes),
 					actor,
 				});
-				if (opts.json) return printJson(keyJson(apiKey, secret));
-				printLines(`Created API key ${describe(apiKey)} for ${organization.slug}.`);
-				printSecret(secret);
+				printIssued(issued, opts.json, `Created API key ${describe(issued.apiKey)} for ${organization.slug}.`);
 			}),
 		);
 
@@ -78,10 +78,8 @@ export function registerKeys(program: Command): void {
 		.option('--json', 'print the new key as JSON')
 		.action((id: string, opts: { json?: boolean }) =>
 			withDatabase(async () => {
-				const { apiKey, secret } = await rotateKey({ keyId: id, actor });
-				if (opts.json) return printJson(keyJson(apiKey, secret));
-				printLines(`Rotated ${id}: it stops working now. Its replacement is ${describe(apiKey)}.`);
-				printSecret(secret);
+				const issued = await rotateKey({ keyId: id, actor });
+				printIssued(issued, opts.json, `Rotated ${id}: it stops working now. Its replacement is ${describe(issued.apiKey)}.`);
 			}),
 		);
 

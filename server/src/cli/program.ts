@@ -13,6 +13,8 @@ export function buildProgram(): Command {
 		.description('The LMS reference server and its operator console. Configuration comes from the environment.')
 		// Usage errors, like every other error, are one line on stderr.
 		.configureOutput({ outputError: (message, write) => write(`lms-server: ${message.replace(/^error: /, '')}`) })
+		// Commands made with .command() inherit both settings, so a usage error anywhere
+		// reaches our one error path.
 		.exitOverride();
 	registerStart(program);
 	registerMigrate(program);
@@ -20,10 +22,5 @@ export function buildProgram(): Command {
 	registerOrgs(program);
 	registerUsers(program);
 	registerKeys(program);
-	// Subcommands inherit the override, so a usage error anywhere reaches our one error path.
-	for (const command of program.commands) {
-		command.exitOverride();
-		for (const sub of command.commands) sub.exitOverride();
-	}
 	return program;
 }

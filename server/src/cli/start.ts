@@ -4,10 +4,10 @@ import type { Logger } from 'pino';
 import { createKey } from '../api-keys/service';
 import { SCOPES } from '../api-keys/model';
 import { loadConfig, type Config } from '../config';
-import { migrate, Organization } from '../db';
+import { Organization } from '../db';
 import { seedDemo } from '../demo/seed';
 import { createLogger } from '../http/logging';
-import { openDatabase } from './context';
+import { withDatabase } from './context';
 import { printDemo } from './seed';
 import { CliError, printLines } from './output';
 
@@ -19,10 +19,8 @@ const DRAIN_LIMIT_MS = 30_000;
  * once, so the README's quick start ends with something to curl. Done before listening, so
  * nobody ever sees the server half-seeded.
  */
-async function loadDemoIfEmpty(config: Config, runMigrations: boolean): Promise<((url: string) => void) | undefined> {
-	const sequelize = await openDatabase(config);
-	try {
-		if (runMigrations) await migrate(sequelize);
+function loadDemoIfEmpty(config: Config, migrate: boolean): Promise<(url: string) => void> {
+	return withDatabase(async () => {
 		if ((await Organization.count()) > 0) {
 			return () =>
 				printLines(
@@ -52,9 +50,7 @@ async function loadDemoIfEmpty(config: Config, runMigrations: boolean): Promise<
 				'',
 			);
 		};
-	} finally {
-		await sequelize.close();
-	}
+	}, { config, migrate });
 }
 
 function drainOnSignals(close: () => Promise<void>, logger: Logger): void {
@@ -95,7 +91,8 @@ export function registerStart(program: Command): void {
 			const announceDemo = opts.demo ? await loadDemoIfEmpty(config, opts.migrate) : undefined;
 			// Loaded here so that the one-shot commands do not pay for Express and the web layer.
 			const { startServer } = await import('../server');
-			const server = await startServer({ config, logger, migrate: opts.migrate }).catch((err: unknown) => {
+			// With --demo the migrations already ran above; the server need not check again.
+			const server = await startServer({ config, logger, migrate: opts.migrate && !opts.demo }).catch((err: unknown) => {
 				const code = (err as { code?: unknown }).code;
 				if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
 					throw new CliError(`cannot listen on ${config.host}:${config.port} (${String(code)}): choose another PORT or HOST.`);

@@ -62,31 +62,30 @@ export async function seedDemo(options: { now?: Date } = {}): Promise<DemoResult
 		);
 	}
 	const start = (options.now ?? new Date()).getTime() - HISTORY_DAYS * DAY;
-	const passwords = new Map<string, string>();
 	const result: DemoResult = { organizations: [], accounts: [], draft_courses: [] };
 	const sequelize = Organization.sequelize!;
 
-	const signIns = DEMO_ORGANIZATIONS.map((spec) => ({ spec, roles: signInRoles(spec) }));
-	const hashes = await Promise.all(
-		signIns.flatMap(({ spec, roles }) =>
-			roles.map(async (role) => {
-				const password = generatePassword();
-				passwords.set(`${spec.slug}:${role}`, password);
-				return [`${spec.slug}:${role}`, await hashPassword(password)] as const;
-			}),
+	// `slug:role` → the password shown once and the hash stored.
+	const credentials = new Map(
+		await Promise.all(
+			DEMO_ORGANIZATIONS.flatMap((spec) =>
+				signInRoles(spec).map(async (role) => {
+					const password = generatePassword();
+					return [`${spec.slug}:${role}`, { password, hash: await hashPassword(password) }] as const;
+				}),
+			),
 		),
 	);
-	const hashOf = new Map(hashes);
 
 	for (const [index, spec] of DEMO_ORGANIZATIONS.entries()) {
 		await sequelize.transaction(async (transaction) => {
-			const seeded = await seedOrganization(spec, index, start, hashOf, transaction);
+			const seeded = await seedOrganization(spec, index, start, credentials, transaction);
 			result.organizations.push({ slug: spec.slug, id: seeded.organization.id, plan: spec.plan });
 			for (const user of seeded.signIns) {
 				result.accounts.push({
 					email: user.email,
 					role: user.role,
-					password: passwords.get(`${spec.slug}:${user.role}`)!,
+					password: credentials.get(`${spec.slug}:${user.role}`)!.password,
 					organization: spec.slug,
 				});
 			}
@@ -104,7 +103,7 @@ async function seedOrganization(
 	spec: DemoOrganization,
 	orgIndex: number,
 	start: number,
-	hashOf: Map<string, string>,
+	credentials: Map<string, { hash: string }>,
 	transaction: Transaction,
 ) {
 	// Each organization's clock is shifted by a few seconds, so timestamps are distinct across
@@ -124,7 +123,7 @@ async function seedOrganization(
 			email: p.email,
 			emailLower: p.email.toLowerCase(),
 			role,
-			passwordHash: hashOf.get(`${spec.slug}:${role}`) ?? null,
+			passwordHash: credentials.get(`${spec.slug}:${role}`)?.hash ?? null,
 			createdAt,
 			updatedAt: createdAt,
 		};

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import Joi from 'joi';
-import type { Model, ModelStatic, WhereOptions } from 'sequelize';
+import type { FindOptions, Model, ModelStatic, WhereOptions } from 'sequelize';
 
 import { readableRows, SKIP_SQLITE_COLUMN_TYPES } from '../db/hot-path';
 import { callerOf } from './auth';
@@ -50,31 +50,22 @@ const ORDER: Array<[string, string]> = [
  */
 export async function pageOf<M extends Model>(model: ModelStatic<M>, where: WhereOptions, { page, perPage }: Page) {
 	const offset = (page - 1) * perPage;
-	if (offset < DEFERRED_JOIN_FROM_OFFSET) {
-		const [rawRows, total] = await Promise.all([
-			model.findAll({ where, order: ORDER, limit: perPage, offset, raw: true, ...SKIP_SQLITE_COLUMN_TYPES }),
-			model.count({ where, ...SKIP_SQLITE_COLUMN_TYPES }),
-		]);
-		return { rows: readableRows(model, rawRows as unknown as Array<Record<string, unknown>>), total };
-	}
-	const [idRows, total] = await Promise.all([
-		model.findAll({ attributes: ['id'], where, order: ORDER, limit: perPage, offset, raw: true, ...SKIP_SQLITE_COLUMN_TYPES }) as unknown as Promise<
-			Array<{ id: string }>
-		>,
+	const deferred = offset >= DEFERRED_JOIN_FROM_OFFSET;
+	const [pageRows, total] = await Promise.all([
+		rawRows(model, { ...(deferred ? { attributes: ['id'] } : {}), where, order: ORDER, limit: perPage, offset }),
 		model.count({ where, ...SKIP_SQLITE_COLUMN_TYPES }),
 	]);
-	const ids = idRows.map((r) => r.id);
-	const rows =
-		ids.length === 0
-			? []
-			: readableRows(
-					model,
-					(await model.findAll({ where: { id: ids } as WhereOptions, raw: true, ...SKIP_SQLITE_COLUMN_TYPES })) as unknown as Array<
-						Record<string, unknown>
-					>,
-				);
-	const byId = new Map(rows.map((row) => [(row as unknown as { id: string }).id, row]));
-	return { rows: ids.map((id) => byId.get(id)).filter((row): row is M => row !== undefined), total };
+	if (!deferred) return { rows: readableRows(model, pageRows), total };
+	const ids = pageRows.map((r) => r.id as string);
+	const byId = new Map(
+		(ids.length === 0 ? [] : await rawRows(model, { where: { id: ids } as WhereOptions })).map((row) => [row.id, row]),
+	);
+	const rows = ids.map((id) => byId.get(id)).filter((row) => row !== undefined);
+	return { rows: readableRows(model, rows), total };
+}
+
+function rawRows<M extends Model>(model: ModelStatic<M>, options: FindOptions): Promise<Array<Record<string, unknown>>> {
+	return model.findAll({ ...options, raw: true, ...SKIP_SQLITE_COLUMN_TYPES }) as unknown as Promise<Array<Record<string, unknown>>>;
 }
 
 /** `first`, `prev`, `next`, `last` (those that exist), absolute, keeping the caller's filters. */

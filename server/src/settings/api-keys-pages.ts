@@ -1,7 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 
-import type { ApiKey } from '../api-keys/model';
-import { SCOPES } from '../api-keys/model';
+import { ApiKey, SCOPES } from '../api-keys/model';
 import {
 	createKey,
 	KeyRuleError,
@@ -130,9 +129,9 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 		await redirectAfterSave(req, res, `${BASE}/new-key`);
 	}
 
-	async function findKey(res: Response, keyId: string): Promise<ApiKey | undefined> {
-		const keys = await listKeys(viewerOf(res).organization.id);
-		return keys.find((k) => k.id === keyId);
+	/** One key of the viewer's organization; another organization's key is as good as absent. */
+	function findKey(res: Response, keyId: string): Promise<ApiKey | null> {
+		return ApiKey.findOne({ where: { id: keyId, organizationId: viewerOf(res).organization.id } });
 	}
 
 	router.get(BASE, async (req, res) => {
