@@ -15,6 +15,8 @@ export interface Config {
 	logLevel: string;
 	sessionSecret: string;
 	production: boolean;
+	/** Events are kept at least this many days (SPEC §11), then removed. */
+	eventRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -50,6 +52,13 @@ const schema = Joi.object({
 		.default('info'),
 	SESSION_SECRET: Joi.string().min(32).empty('').optional(),
 	NODE_ENV: Joi.string().empty('').optional(),
+	EVENT_RETENTION_DAYS: Joi.number()
+		.integer()
+		.min(1)
+		.max(36_500)
+		.empty('')
+		.default(30)
+		.messages(Object.fromEntries(['number.base', 'number.integer', 'number.min', 'number.max', 'number.unsafe', 'number.infinity'].map((k) => [k, 'must be a whole number of days from 1 to 36500 (default 30)']))),
 }).unknown(true);
 
 /**
@@ -92,5 +101,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		// Outside production an ephemeral secret is fine: sessions simply end with the process.
 		sessionSecret: value.SESSION_SECRET ?? require('node:crypto').randomBytes(32).toString('hex'),
 		production,
+		eventRetentionDays: value.EVENT_RETENTION_DAYS,
 	};
 }

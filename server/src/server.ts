@@ -7,6 +7,7 @@ import type { Sequelize } from 'sequelize';
 
 import type { Config } from './config';
 import { connect, migrate as applyMigrations } from './db';
+import { schedulePruning } from './events/retention';
 import { createApp } from './http/app';
 import { createLogger } from './http/logging';
 
@@ -57,6 +58,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 		});
 	});
 	const port = (server.address() as AddressInfo).port;
+	// Every instance prunes; the work is idempotent, so several at once only repeat a cheap query.
+	const pruning = schedulePruning(config.eventRetentionDays, (err) => logger.error({ err }, 'event retention pruning failed'));
 
 	let closing: Promise<void> | undefined;
 	const close = () => {
@@ -70,6 +73,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 			await drained;
 			clearInterval(sweep);
 			clearTimeout(cutOff);
+			await pruning.stop();
 			await limitStore?.close();
 			await sequelize.close();
 		})();

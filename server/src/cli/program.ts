@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 
+import { registerEnrollments } from './enrollments';
 import { registerKeys } from './keys';
 import { registerMigrate } from './migrate';
 import { registerOrgs } from './orgs';
@@ -22,5 +23,6 @@ export function buildProgram(): Command {
 	registerOrgs(program);
 	registerUsers(program);
 	registerKeys(program);
+	registerEnrollments(program);
 	return program;
 }

@@ -87,15 +87,18 @@ export const problems = {
 			title: 'Enterprise plan required',
 			detail: 'The REST API is available on the Enterprise plan only. Upgrade the organization to use its API keys.',
 		}),
-	insufficientScope: (scope: string) =>
-		new Problem({
+	/** One scope needed, or (events) any one of several. */
+	insufficientScope: (scope: string, ...alternatives: string[]) => {
+		const named = [scope, ...alternatives].join(' or ');
+		return new Problem({
 			status: 403,
 			code: 'insufficient_scope',
 			title: 'Insufficient scope',
-			detail: `This API key lacks the ${scope} scope. Create a key that includes ${scope} in Settings → API Keys.`,
-			headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+			detail: `This API key lacks the ${named} scope. Create a key that includes ${named} in Settings → API Keys.`,
+			headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${[scope, ...alternatives].join(' ')}"` },
 			extra: { required_scope: scope },
-		}),
+		});
+	},
 	rateLimited: (retryAfterSeconds: number) =>
 		new Problem({
 			status: 429,
@@ -189,6 +192,21 @@ export const problems = {
 			title: 'Already enrolled',
 			detail: `The student is already enrolled in this course: see /api/v1/enrollments/${enrollmentId}.`,
 			extra: { enrollment_id: enrollmentId },
+		}),
+	invalidTransition: (from: string, to: string, detail: string) =>
+		new Problem({
+			status: 409,
+			code: 'invalid_transition',
+			title: 'Invalid transition',
+			detail: `An enrollment cannot go from ${from} to ${to}: ${detail}`,
+			extra: { from, to },
+		}),
+	cursorExpired: (retentionDays?: number) =>
+		new Problem({
+			status: 410,
+			code: 'cursor_expired',
+			title: 'Cursor expired',
+			detail: `The event named by after is older than the feed keeps${retentionDays ? ` (${retentionDays} days)` : ''} and was removed. Read the feed again without after, from the oldest event kept.`,
 		}),
 	/** The shared limit store (Redis) cannot be reached: refuse rather than serve unlimited. */
 	rateLimitUnavailable: () =>

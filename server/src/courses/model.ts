@@ -13,6 +13,8 @@ export class Course extends Model<InferAttributes<Course>, InferCreationAttribut
 	declare description: string;
 	declare status: CourseStatus;
 	declare publishedAt: Date | null;
+	/** Days a certificate of this course stays valid; null = it never expires. Not shown by the API. */
+	declare certificateValidityDays: CreationOptional<number | null>;
 	declare createdAt: CreationOptional<Date>;
 	declare updatedAt: CreationOptional<Date>;
 
@@ -25,6 +27,7 @@ export class Course extends Model<InferAttributes<Course>, InferCreationAttribut
 				description: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
 				status: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [COURSE_STATUSES] } },
 				publishedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				certificateValidityDays: { type: DataTypes.INTEGER, allowNull: true, defaultValue: null, validate: { min: 1 } },
 				createdAt: DataTypes.DATE,
 				updatedAt: DataTypes.DATE,
 			},

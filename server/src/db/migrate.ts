@@ -4,6 +4,7 @@ import { SequelizeStorage, Umzug, type RunnableMigration } from 'umzug';
 import * as initial from './migrations/0001-initial';
 import * as sessions from './migrations/0002-sessions';
 import * as postgresIdOrder from './migrations/0003-postgres-id-order';
+import * as events from './migrations/0006-events';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -15,6 +16,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0001-initial', initial],
 	['0002-sessions', sessions],
 	['0003-postgres-id-order', postgresIdOrder],
+	['0006-events', events],
 ];
 
 export function migrator(sequelize: Sequelize): Umzug<QueryInterface> {

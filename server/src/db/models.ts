@@ -4,14 +4,15 @@ import { ApiKey, AuditEvent } from '../api-keys/model';
 import { Certificate } from '../certificates/model';
 import { Course } from '../courses/model';
 import { Enrollment } from '../enrollments/model';
+import { Event } from '../events/model';
 import { Organization } from '../organizations/model';
 import { User } from '../users/model';
 
 /** Binds every model to the process's one Sequelize instance. */
 export function initModels(sequelize: Sequelize): void {
-	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent]) {
+	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent, Event]) {
 		model.initModel(sequelize);
 	}
 }
 
-export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Organization, User };
+export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, Organization, User };

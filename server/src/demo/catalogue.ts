@@ -3,8 +3,8 @@ import type { Plan } from '../organizations/model';
 export interface DemoCourse {
 	title: string;
 	description: string;
-	/** Compliance certificates lapse; skills certificates do not. */
-	certificateValidMonths: number | null;
+	/** Compliance certificates lapse (days after issue); skills certificates do not (null). */
+	certificateValidityDays: number | null;
 }
 
 export interface DemoOrganization {
@@ -21,10 +21,10 @@ export interface DemoOrganization {
 	coursesPerStudentCycle: number;
 }
 
-const course = (title: string, description: string, certificateValidMonths: number | null = null): DemoCourse => ({
+const course = (title: string, description: string, certificateValidityDays: number | null = null): DemoCourse => ({
 	title,
 	description,
-	certificateValidMonths,
+	certificateValidityDays,
 });
 
 /** SPEC §8's demo data, as data. */
@@ -39,16 +39,16 @@ export const DEMO_ORGANIZATIONS: DemoOrganization[] = [
 		students: 150,
 		coursesPerStudentCycle: 3,
 		courses: [
-			course('Workplace Safety Essentials', 'Hazards, reporting and first response on the shop floor and in the office.', 12),
-			course('Data Privacy and GDPR', 'What personal data is, how we may use it, and what to do when something goes wrong.', 24),
+			course('Workplace Safety Essentials', 'Hazards, reporting and first response on the shop floor and in the office.', 365),
+			course('Data Privacy and GDPR', 'What personal data is, how we may use it, and what to do when something goes wrong.', 730),
 			course('Effective Feedback', 'Giving and receiving feedback that people can act on.'),
 			course('Quarterly Planning Workshop', 'Draft: planning rituals for team leads.'),
 			course('Introduction to SQL', 'SELECT, JOIN and GROUP BY against a real sales database.'),
 			course('Customer Support Fundamentals', 'Tone, triage and escalation for first-line support.'),
-			course('Anti-Bribery and Corruption', 'Gifts, hospitality and third parties under the Acme code of conduct.', 12),
+			course('Anti-Bribery and Corruption', 'Gifts, hospitality and third parties under the Acme code of conduct.', 365),
 			course('Advanced Excel for Analysts', 'Draft: pivot tables, Power Query and dynamic arrays.'),
 			course('Project Management Basics', 'Scope, schedule and stakeholders for first-time project leads.'),
-			course('Information Security Awareness', 'Phishing, passwords and safe handling of company devices.', 12),
+			course('Information Security Awareness', 'Phishing, passwords and safe handling of company devices.', 90),
 			course('Presenting with Confidence', 'Structure a talk, design clear slides and handle questions.'),
 			course('Inclusive Leadership', 'Draft: building teams where everyone can contribute.'),
 		],
@@ -63,9 +63,9 @@ export const DEMO_ORGANIZATIONS: DemoOrganization[] = [
 		students: 40,
 		coursesPerStudentCycle: 2,
 		courses: [
-			course('Forklift Operator Certification', 'Theory for the practical forklift assessment.', 36),
+			course('Forklift Operator Certification', 'Theory for the practical forklift assessment.', 730),
 			course('Lean Manufacturing', 'Waste, flow and continuous improvement on the line.'),
-			course('Hazardous Materials Handling', 'Labels, storage and spill response.', 12),
+			course('Hazardous Materials Handling', 'Labels, storage and spill response.', 90),
 			course('Supplier Quality Audits', 'Draft: preparing and running a supplier audit.'),
 			course('New Starter Orientation', 'Everything you need in your first week at Globex.'),
 		],

@@ -36,11 +36,6 @@ function generatePassword(): string {
 
 const isDraft = (courseIndex: number) => courseIndex % 4 === 3;
 
-function addMonths(date: Date, months: number): Date {
-	const out = new Date(date);
-	out.setUTCMonth(out.getUTCMonth() + months);
-	return out;
-}
 
 /** Names of the demo organizations that already exist; seeding refuses when there are any. */
 export async function existingDemoOrganizations(): Promise<string[]> {
@@ -151,6 +146,7 @@ async function seedOrganization(
 				description: c.description,
 				status: isDraft(i) ? ('draft' as const) : ('published' as const),
 				publishedAt,
+				certificateValidityDays: c.certificateValidityDays,
 				createdAt,
 				updatedAt: publishedAt ?? createdAt,
 			};
@@ -175,7 +171,7 @@ async function seedOrganization(
 				courseId: e.courseId,
 				enrollmentId: e.id,
 				issuedAt: e.completedAt!,
-				expiresAt: course.certificateValidMonths === null ? null : addMonths(e.completedAt!, course.certificateValidMonths),
+				expiresAt: course.certificateValidityDays === null ? null : new Date(e.completedAt!.getTime() + course.certificateValidityDays * DAY),
 				createdAt: e.completedAt!,
 				updatedAt: e.completedAt!,
 			})),

@@ -3,8 +3,11 @@ import { UniqueConstraintError } from 'sequelize';
 import { isIdOf } from '../common/id-shapes';
 import { problems } from '../common/problem';
 import { Course } from '../courses/model';
+import { recordEvent } from '../events/record';
 import { User } from '../users/model';
 import { Enrollment } from './model';
+import { serializeEnrollment } from './serialize';
+import { writeTransaction } from '../db/write-transaction';
 
 /**
  * Enrolls a student of the organization in one of its published courses, or says why not.
@@ -26,14 +29,19 @@ export async function enrollStudent(organizationId: string, studentId: string, c
 	const existing = await Enrollment.findOne({ where: { studentId, courseId }, attributes: ['id'] });
 	if (existing) throw problems.alreadyEnrolled(existing.id);
 	try {
-		return await Enrollment.create({
-			organizationId,
-			studentId,
-			courseId,
-			status: 'active',
-			progressPercent: 0,
-			enrolledAt: new Date(),
-			completedAt: null,
+		// The enrollment and its event commit together (SPEC §11).
+		return await writeTransaction(Enrollment.sequelize!, async (transaction) => {
+			const enrollment = await Enrollment.create(
+				{ organizationId, studentId, courseId, status: 'active', progressPercent: 0, enrolledAt: new Date(), completedAt: null },
+				{ transaction },
+			);
+			await recordEvent(transaction, {
+				organizationId,
+				type: 'enrollment.created',
+				object: serializeEnrollment(enrollment),
+				at: enrollment.createdAt,
+			});
+			return enrollment;
 		});
 	} catch (err) {
 		if (!(err instanceof UniqueConstraintError)) throw err;

@@ -2,11 +2,15 @@ import type { RouteTable } from '../http/routes';
 import { createEnrollment } from './create';
 import { getEnrollment } from './get';
 import { listEnrollments } from './list';
+import { updateEnrollment } from './update';
 
 export const enrollmentRoutes: RouteTable = {
 	'/enrollments': {
 		get: { scope: 'read:enrollments', handlers: [listEnrollments] },
 		post: { scope: 'write:enrollments', handlers: createEnrollment },
 	},
-	'/enrollments/:id': { get: { scope: 'read:enrollments', handlers: [getEnrollment] } },
+	'/enrollments/:id': {
+		get: { scope: 'read:enrollments', handlers: [getEnrollment] },
+		patch: { scope: 'write:enrollments', handlers: updateEnrollment },
+	},
 };

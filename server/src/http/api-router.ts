@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { certificateRoutes } from '../certificates/routes';
 import { courseRoutes } from '../courses/routes';
 import { enrollmentRoutes } from '../enrollments/routes';
+import { eventRoutes } from '../events/routes';
 import { openApiRoutes } from '../openapi/route';
 import { userRoutes } from '../users/routes';
 import { mountRoutes } from './routes';
@@ -10,7 +11,7 @@ import { mountRoutes } from './routes';
 /** Everything under /api/v1, assembled from each component's route table. */
 export function apiRouter(): Router {
 	const router = Router();
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, openApiRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, openApiRoutes]) {
 		mountRoutes(router, table);
 	}
 	return router;

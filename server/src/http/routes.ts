@@ -9,18 +9,22 @@ import { methodNotAllowed } from './errors';
  * Mounting adds authentication and the scope check in front, and a 405 for other methods.
  */
 export interface Operation {
-	/** Omitted for public operations (the OpenAPI document). */
-	scope?: Scope;
+	/**
+	 * Omitted for public operations (the OpenAPI document). `by-handler`: a key is required and
+	 * the handler decides what its scopes allow (the event feed: one scope per event type).
+	 */
+	scope?: Scope | 'by-handler';
 	handlers: RequestHandler[];
 }
 
-export type RouteTable = Record<string, Partial<Record<'get' | 'post', Operation>>>;
+export type RouteTable = Record<string, Partial<Record<'get' | 'post' | 'patch', Operation>>>;
 
 export function mountRoutes(router: Router, table: RouteTable): void {
 	for (const [path, operations] of Object.entries(table)) {
 		const route = router.route(path);
-		for (const [method, operation] of Object.entries(operations) as Array<['get' | 'post', Operation]>) {
-			const guards = operation.scope ? [requireApiKey, requireScope(operation.scope)] : [];
+		for (const [method, operation] of Object.entries(operations) as Array<['get' | 'post' | 'patch', Operation]>) {
+			const { scope } = operation;
+			const guards = scope === undefined ? [] : scope === 'by-handler' ? [requireApiKey] : [requireApiKey, requireScope(scope)];
 			route[method](...guards, ...operation.handlers);
 		}
 		route.all(methodNotAllowed(Object.keys(operations).map((m) => m.toUpperCase())));

@@ -16,10 +16,17 @@ function entryCode(detail: Joi.ValidationErrorItem, where: Location): string {
 		case 'object.unknown':
 			return where === 'query' ? 'unknown_parameter' : 'unknown_field';
 		case 'any.required':
+		case 'object.missing':
 			return 'required';
 		case 'string.base':
 		case 'object.base':
+		case 'number.base':
 			return 'invalid_type';
+		case 'number.integer':
+			return 'invalid_integer';
+		case 'number.min':
+		case 'number.max':
+			return 'out_of_range';
 		case 'string.empty':
 			return 'empty';
 		case 'any.only':
@@ -65,6 +72,22 @@ function keysOf(schema: Joi.ObjectSchema): string[] {
 
 function check<T>(schema: Joi.ObjectSchema<T>, value: unknown, where: Location, preErrors: FieldError[] = []): T {
 	const allowed = keysOf(schema);
+	// Joi passes own keys named like Object.prototype's members (`__proto__`, `constructor`):
+	// they are unknown like any other, and must never reach the code.
+	if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+		const odd = Object.keys(value).filter((k) => !allowed.includes(k) && k in Object.prototype);
+		if (odd.length > 0) {
+			const param = odd[0];
+			throw problems.invalidRequest([
+				...preErrors,
+				{
+					param,
+					code: where === 'query' ? 'unknown_parameter' : 'unknown_field',
+					message: entryMessage({ type: 'object.unknown', context: { key: param }, path: [param], message: '' }, where, allowed),
+				},
+			]);
+		}
+	}
 	const { value: parsed, error } = schema.validate(value, {
 		abortEarly: false,
 		convert: true,

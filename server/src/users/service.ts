@@ -2,8 +2,11 @@ import { UniqueConstraintError } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
 import type { Organization } from '../organizations/model';
+import { recordEvent } from '../events/record';
 import { hashPassword } from './password';
+import { serializeUser } from './serialize';
 import { ROLES, User, type Role } from './model';
+import { writeTransaction } from '../db/write-transaction';
 
 /** Roles that sign in to the settings pages, so they cannot exist without a password. */
 export const SIGN_IN_ROLES: readonly Role[] = ['admin', 'super_admin'];
@@ -44,13 +47,19 @@ export async function createUser(input: {
 	if (password !== '' && password.length < MIN_PASSWORD_LENGTH) {
 		throw new RuleError('weak_password', `The password must be at least ${MIN_PASSWORD_LENGTH} characters.`);
 	}
+	// Hashed before the transaction opens: scrypt is slow, and a SQLite write lock must not wait on it.
+	const passwordHash = password === '' ? null : await hashPassword(password);
 	try {
-		return await User.create({
-			organizationId: input.organization.id,
-			email,
-			name,
-			role,
-			passwordHash: password === '' ? null : await hashPassword(password),
+		// The user and its user.created event commit together (SPEC §11).
+		return await writeTransaction(User.sequelize!, async (transaction) => {
+			const user = await User.create({ organizationId: input.organization.id, email, name, role, passwordHash }, { transaction });
+			await recordEvent(transaction, {
+				organizationId: user.organizationId,
+				type: 'user.created',
+				object: serializeUser(user),
+				at: user.createdAt,
+			});
+			return user;
 		});
 	} catch (err) {
 		// E-mail is the sign-in identity, so it is unique across all organizations.

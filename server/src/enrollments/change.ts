@@ -1,0 +1,108 @@
+import type { Transaction } from 'sequelize';
+
+import { issueCertificate } from '../certificates/issue';
+import { isIdOf } from '../common/id-shapes';
+import { problems } from '../common/problem';
+import { recordEvent } from '../events/record';
+import type { EventType } from '../events/types';
+import { Enrollment, type EnrollmentStatus } from './model';
+import { serializeEnrollment } from './serialize';
+import { writeTransaction } from '../db/write-transaction';
+
+/** What a caller asks for: SPEC §10's `{ status?, progress_percent? }`. */
+export interface EnrollmentChange {
+	/** `expired` only from the operator's console; the API refuses it before it gets here. */
+	status?: EnrollmentStatus;
+	progress?: number;
+}
+
+type Step = 'progress' | 'complete' | 'withdraw' | 'expire' | 'reactivate';
+
+const EVENT_OF: Record<Step, EventType> = {
+	progress: 'enrollment.progressed',
+	complete: 'enrollment.completed',
+	withdraw: 'enrollment.withdrawn',
+	expire: 'enrollment.expired',
+	reactivate: 'enrollment.reactivated',
+};
+
+/** The status the request leads to: progress 100 completes; other progress keeps the status. */
+function targetOf(from: EnrollmentStatus, { status, progress }: EnrollmentChange): EnrollmentStatus {
+	if (status === 'completed' || (progress === 100 && status === undefined) || (progress === 100 && status === 'active')) {
+		return 'completed';
+	}
+	if (status !== undefined) return status;
+	return from === 'completed' ? 'active' : from;
+}
+
+/** Requests that contradict themselves, whatever the enrollment's state. */
+function refuseContradictions({ status, progress }: EnrollmentChange): void {
+	if (status === 'completed' && progress !== undefined && progress !== 100) {
+		throw problems.invalidRequest([
+			{ param: 'progress_percent', code: 'invalid_value', message: 'progress_percent must be 100, or left out, when status is completed.' },
+		]);
+	}
+	if ((status === 'withdrawn' || status === 'expired') && progress === 100) {
+		throw problems.invalidRequest([
+			{ param: 'progress_percent', code: 'invalid_value', message: `progress_percent 100 completes the enrollment; leave it out to make it ${status}.` },
+		]);
+	}
+}
+
+/**
+ * SPEC §10's transition table: which step takes `from` to `to`, nothing when the request
+ * changes nothing (safe to retry), or 409 invalid_transition.
+ */
+function stepOf(enrollment: Enrollment, to: EnrollmentStatus, progress: number | undefined): Step | undefined {
+	const from = enrollment.status;
+	const progressChanges = progress !== undefined && progress !== enrollment.progressPercent;
+	if (from === to) {
+		if (!progressChanges) return undefined;
+		if (from === 'active') return 'progress';
+		throw problems.invalidTransition(from, to, `the progress of a ${from} enrollment cannot change; reactivate it first with status active.`);
+	}
+	if (from === 'completed') throw problems.invalidTransition(from, to, 'a completed enrollment is final.');
+	if (from === 'active') return ({ completed: 'complete', withdrawn: 'withdraw', expired: 'expire' } as const)[to as 'completed'];
+	if (to === 'active') return 'reactivate';
+	throw problems.invalidTransition(from, to, `only an active enrollment can become ${to}; reactivate it first with status active.`);
+}
+
+/**
+ * Applies one change to an enrollment, with its events, in one transaction. The row is locked
+ * (SELECT … FOR UPDATE on PostgreSQL; SQLite's write transactions are serial anyway), so of
+ * concurrent completions one completes and the others find it completed and change nothing.
+ * `organizationId` scopes the lookup (the API); the operator's console passes none.
+ */
+export async function changeEnrollment(organizationId: string | undefined, id: string, change: EnrollmentChange): Promise<Enrollment> {
+	refuseContradictions(change);
+	if (!isIdOf('enrollment', id)) throw problems.notFound('enrollment');
+	const sequelize = Enrollment.sequelize!;
+	return writeTransaction(sequelize, async (transaction) => {
+		const enrollment = await Enrollment.findOne({
+			where: { id, ...(organizationId === undefined ? {} : { organizationId }) },
+			transaction,
+			lock: transaction.LOCK.UPDATE,
+		});
+		if (!enrollment) throw problems.notFound('enrollment');
+		const to = targetOf(enrollment.status, change);
+		const step = stepOf(enrollment, to, change.progress);
+		if (step === undefined) return enrollment;
+		await apply(enrollment, step, to, change.progress, transaction);
+		return enrollment;
+	});
+}
+
+async function apply(enrollment: Enrollment, step: Step, to: EnrollmentStatus, progress: number | undefined, transaction: Transaction) {
+	const now = new Date();
+	enrollment.status = to;
+	if (step === 'complete') {
+		enrollment.progressPercent = 100;
+		enrollment.completedAt = now;
+	} else if (progress !== undefined) {
+		enrollment.progressPercent = progress;
+	}
+	await enrollment.save({ transaction });
+	const event = { organizationId: enrollment.organizationId, at: now };
+	await recordEvent(transaction, { ...event, type: EVENT_OF[step], object: serializeEnrollment(enrollment) });
+	if (step === 'complete') await issueCertificate(enrollment, now, transaction);
+}

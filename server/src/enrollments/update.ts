@@ -1,0 +1,37 @@
+import type { RequestHandler } from 'express';
+import Joi from 'joi';
+
+import { callerOf } from '../http/auth';
+import { jsonBody } from '../http/json-body';
+import { parseBody } from '../http/validate';
+import { changeEnrollment } from './change';
+import { serializeEnrollment } from './serialize';
+
+const PROGRESS = 'progress_percent must be an integer from 0 to 100';
+
+/**
+ * `status` and/or `progress_percent`, nothing else. `expired` is the platform's to set, never the
+ * API's. Strict types: "50" and 50.5 are not progress.
+ */
+const bodySchema = Joi.object<{ status?: 'active' | 'completed' | 'withdrawn'; progress_percent?: number }>({
+	status: Joi.string().valid('active', 'completed', 'withdrawn'),
+	progress_percent: Joi.number()
+		.strict()
+		.integer()
+		.min(0)
+		.max(100)
+		.messages({ 'number.base': PROGRESS, 'number.integer': PROGRESS, 'number.min': PROGRESS, 'number.max': PROGRESS }),
+})
+	.or('status', 'progress_percent')
+	.messages({ 'object.missing': 'Send status, progress_percent or both' })
+	.required()
+	.unknown(false);
+
+/** PATCH /api/v1/enrollments/{id} */
+const updateEnrollmentHandler: RequestHandler = async (req, res) => {
+	const { status, progress_percent: progress } = parseBody(bodySchema, req.body);
+	const enrollment = await changeEnrollment(callerOf(res).organization.id, String(req.params.id), { status, progress });
+	res.json(serializeEnrollment(enrollment));
+};
+
+export const updateEnrollment: RequestHandler[] = [...jsonBody, updateEnrollmentHandler];

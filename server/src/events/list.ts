@@ -1,0 +1,52 @@
+import type { RequestHandler } from 'express';
+import Joi from 'joi';
+
+import type { Scope } from '../api-keys/model';
+import { problems } from '../common/problem';
+import { callerOf } from '../http/auth';
+import { integerParam, parseQuery } from '../http/validate';
+import { readFeed, serializeEvent } from './feed';
+import { EVENT_SCOPES, EVENT_TYPES, scopeOf, TYPE_PREFIXES, typesNamedBy, type EventType } from './types';
+
+export const DEFAULT_EVENT_LIMIT = 50;
+export const MAX_EVENT_LIMIT = 100;
+
+const TYPE_LIST = `one or more of ${[...EVENT_TYPES, ...TYPE_PREFIXES].join(', ')}, separated by commas`;
+
+const querySchema = Joi.object<{ after?: string; type?: EventType[]; limit?: number }>({
+	after: Joi.string().max(100),
+	type: Joi.string()
+		.max(1000)
+		.custom((value: string, helpers) => {
+			const named = value.split(',').map((item) => typesNamedBy(item.trim()));
+			if (named.some((types) => types === undefined)) return helpers.error('any.invalid');
+			return [...new Set(named.flat() as EventType[])];
+		})
+		.messages({ 'any.invalid': `type must be ${TYPE_LIST}`, 'string.empty': `type must be ${TYPE_LIST}` }),
+	limit: integerParam(1, MAX_EVENT_LIMIT),
+});
+
+/** The event types a key's scopes let it read; 403 if none. */
+export function visibleTypes(scopes: readonly Scope[]): EventType[] {
+	const visible = EVENT_TYPES.filter((t) => scopes.includes(scopeOf(t)));
+	if (visible.length === 0) throw problems.insufficientScope(EVENT_SCOPES[0], ...EVENT_SCOPES.slice(1));
+	return visible;
+}
+
+/** GET /api/v1/events: the organization's feed, read by cursor (SPEC §11). */
+export const listEvents: RequestHandler = async (req, res) => {
+	const caller = callerOf(res);
+	// Scope before validation, as for every endpoint: a key that can see no event learns that first.
+	const visible = visibleTypes(caller.apiKey.scopeList);
+	const { after, type, limit = DEFAULT_EVENT_LIMIT } = parseQuery(querySchema, req.query as Record<string, unknown>);
+	const hidden = type?.find((t) => !visible.includes(t));
+	if (hidden) throw problems.insufficientScope(scopeOf(hidden));
+	// Ask for exactly what was named; with no filter, everything the key may see (no filter at all when that is every type).
+	const types = type ?? (visible.length === EVENT_TYPES.length ? undefined : visible);
+	const { rows, hasMore } = await readFeed({ organizationId: caller.organization.id, after, types, limit });
+	if (hasMore) {
+		const query = new URLSearchParams({ ...(req.query as Record<string, string>), after: rows[rows.length - 1].id });
+		res.setHeader('Link', `<${req.protocol}://${req.get('host')}${req.baseUrl}${req.path}?${query.toString()}>; rel="next"`);
+	}
+	res.json({ data: rows.map(serializeEvent), has_more: hasMore });
+};

@@ -1,0 +1,55 @@
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+
+import type { EventType } from './types';
+
+/**
+ * Writes one event inside the transaction of the change it tells about, so both commit or
+ * neither does. `object` is the record as the API shows it right after the change (the
+ * component's own serializer made it).
+ *
+ * The id is made by the database, in the statement that inserts it (see the 0006 migration):
+ * - PostgreSQL: `evt_` + the transaction id + a sequence value. Ids are handed out in one order
+ *   and transactions commit in another; putting the transaction id first lets the feed serve
+ *   exactly the ids of finished transactions (events/feed.ts), which form a prefix of id order.
+ *   pg_current_xact_id() is the top-level transaction's id, even inside a savepoint.
+ * - SQLite: `evt_` + zeros + the next AUTOINCREMENT value. The whole write transaction holds
+ *   SQLite's single write lock (BEGIN IMMEDIATE), so no other writer can take an id, let alone
+ *   commit, between this insert and this commit: id order is commit order.
+ */
+const INSERT: Record<'postgres' | 'sqlite', string> = {
+	postgres: `INSERT INTO events (id, organization_id, type, data, created_at)
+		VALUES ('evt_' || lpad(to_hex(pg_current_xact_id()::text::bigint), 16, '0') || lpad(to_hex(nextval('events_seq')), 12, '0'),
+			$1, $2, $3, $4)`,
+	sqlite: `INSERT INTO events (seq, id, organization_id, type, data, created_at)
+		SELECT next.seq, 'evt_' || printf('%016x%012x', 0, next.seq), $1, $2, $3, $4
+		FROM (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) + 1 AS seq) AS next`,
+};
+
+/**
+ * A timestamp as bound into raw SQL. PostgreSQL takes ISO 8601. SQLite stores text, compared as
+ * text, so it gets the exact form Sequelize writes for DATE columns there (`2026-01-02
+ * 03:04:05.678 +00:00`): raw and model writes then sort and compare alike.
+ */
+export function storedDate(sequelize: Sequelize, date: Date): string {
+	const iso = date.toISOString();
+	return sequelize.getDialect() === 'sqlite' ? `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00` : iso;
+}
+
+export interface EventInput {
+	organizationId: string;
+	type: EventType;
+	object: object;
+	/** When the change happened; defaults to now. */
+	at?: Date;
+}
+
+export async function recordEvent(transaction: Transaction, { organizationId, type, object, at = new Date() }: EventInput): Promise<void> {
+	// Sequelize's typings omit the transaction's own instance.
+	const { sequelize } = transaction as Transaction & { sequelize: Sequelize };
+	const dialect = sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
+	await sequelize.query(INSERT[dialect], {
+		bind: [organizationId, type, JSON.stringify(object), storedDate(sequelize, at)],
+		type: QueryTypes.INSERT,
+		transaction,
+	});
+}

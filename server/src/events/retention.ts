@@ -1,0 +1,65 @@
+import { QueryTypes } from 'sequelize';
+
+import { Event } from './model';
+import { storedDate } from './record';
+import { writeTransaction } from '../db/write-transaction';
+
+const DAY_MS = 24 * 3_600_000;
+/** Small batches keep each delete short (on SQLite it holds the one write lock). */
+const BATCH = 500;
+
+/**
+ * Removes events older than `retentionDays` (by created_at), and records the highest id
+ * removed: a cursor at or below it answers 410 cursor_expired rather than 400. Safe to run on
+ * several instances at once (deleting what is gone is a no-op; each run records its own mark).
+ * Returns how many events it removed.
+ */
+export async function pruneEvents(retentionDays: number, now = new Date()): Promise<number> {
+	const sequelize = Event.sequelize!;
+	const cutoff = storedDate(sequelize, new Date(now.getTime() - retentionDays * DAY_MS));
+	let removed = 0;
+	for (;;) {
+		const ids = (
+			await sequelize.query<{ id: string }>('SELECT id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2', {
+				bind: [cutoff, BATCH],
+				type: QueryTypes.SELECT,
+			})
+		).map((r) => r.id);
+		if (ids.length === 0) return removed;
+		const through = ids.reduce((a, b) => (a > b ? a : b));
+		await writeTransaction(sequelize, async (transaction) => {
+			await sequelize.query(`DELETE FROM events WHERE id IN (${ids.map((_, i) => `$${i + 1}`).join(', ')})`, {
+				bind: ids,
+				transaction,
+			});
+			await sequelize.query(
+				'INSERT INTO event_prunes (through, pruned_at) VALUES ($1, $2) ON CONFLICT (through) DO NOTHING',
+				{ bind: [through, storedDate(sequelize, now)], transaction },
+			);
+		});
+		removed += ids.length;
+	}
+}
+
+/** How often each instance prunes. Retention is in days; an hour late is within "at least". */
+export const PRUNE_EVERY_MS = 3_600_000;
+
+/** Prunes now and then every hour until stopped; failures are logged and retried next time. */
+export function schedulePruning(
+	retentionDays: number,
+	onError: (err: unknown) => void,
+): { stop(): Promise<void> } {
+	let running: Promise<unknown> = Promise.resolve();
+	const run = () => {
+		running = pruneEvents(retentionDays).catch(onError);
+	};
+	run();
+	const timer = setInterval(run, PRUNE_EVERY_MS);
+	timer.unref();
+	return {
+		async stop() {
+			clearInterval(timer);
+			await running;
+		},
+	};
+}
