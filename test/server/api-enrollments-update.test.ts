@@ -1,7 +1,7 @@
 import { Certificate, Course, Enrollment, Event, User } from '../../server/src/db';
 import type { EnrollmentStatus } from '../../server/src/enrollments/model';
 import type { TestServer } from '../helpers/server';
-import { call, expectProblem, startApiServer, type World } from './api-fixtures';
+import { call, expectProblem, feedCaughtUp, startApiServer, type World } from './api-fixtures';
 
 /** PATCH /api/v1/enrollments/{id} (SPEC §10): every row of the transition table, and its events. */
 
@@ -39,6 +39,7 @@ const patch = (id: string, body: unknown, opts: { key?: string; headers?: Record
 
 /** The events of acme that concern this enrollment or its certificate, oldest first, as the feed shows them. */
 async function eventsOf(enrollmentId: string): Promise<Array<{ id: string; type: string; data: { object: Record<string, unknown> } }>> {
+	await feedCaughtUp(server, world.keys.all, world.acme.id);
 	const out = [];
 	let after: string | undefined;
 	for (;;) {

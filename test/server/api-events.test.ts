@@ -4,7 +4,7 @@ import { recordEvent } from '../../server/src/events/record';
 import { pruneEvents } from '../../server/src/events/retention';
 import { runCli } from '../helpers/cli';
 import type { TestServer } from '../helpers/server';
-import { call, expectProblem, startApiServer, type Reply, type World } from './api-fixtures';
+import { call, expectProblem, feedCaughtUp, startApiServer, type Reply, type World } from './api-fixtures';
 
 /** GET /api/v1/events and /events/{id} (SPEC §11), and which changes write events. */
 
@@ -16,9 +16,15 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const feed = (query = '', key = world.keys.all) => call(server, `/api/v1/events${query}`, { key });
+/** Every test reads after its writes: let the feed catch up first (see feedCaughtUp). */
+beforeEach(async () => {
+	await feedCaughtUp(server, world.keys.all, world.acme.id);
+	await feedCaughtUp(server, world.keys.globex, world.globex.id);
+});
 
 /** Every event the key can read, by following `after` (the client's loop). */
 async function readAll(query = '', key = world.keys.all): Promise<Array<{ id: string; type: string; created_at: string; data: { object: Record<string, unknown> } }>> {
+	await feedCaughtUp(server, world.keys.all, world.acme.id);
 	const out = [];
 	for (let after = ''; ; ) {
 		const reply = await feed(`?limit=100${query}${after ? `&after=${after}` : ''}`, key);
@@ -133,6 +139,7 @@ describe('after', () => {
 		const globexStudent = world.globexRecords.student;
 		const course = await Course.create({ organizationId: world.globex.id, title: 'G2', description: '', status: 'published', publishedAt: new Date() });
 		expect((await enroll(globexStudent.id, course.id, world.keys.globex)).status).toBe(201);
+		await feedCaughtUp(server, world.keys.globex, world.globex.id);
 		const [theirs] = (await feed('', world.keys.globex)).body.data;
 		const reply = await feed(`?after=${theirs.id}`);
 		expectProblem(reply, 400, 'invalid_request');

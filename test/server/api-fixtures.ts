@@ -1,6 +1,6 @@
 import { SCOPES } from '../../server/src/api-keys/model';
 import { createKey } from '../../server/src/api-keys/service';
-import { Certificate, Course, Enrollment, Organization, User } from '../../server/src/db';
+import { Certificate, Course, Enrollment, Event, Organization, User } from '../../server/src/db';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
@@ -172,4 +172,26 @@ export async function startApiServer(env: Record<string, string> = NO_LIMIT): Pr
 	const server = await startTestServer({ seed: false, env });
 	const world = await buildWorld();
 	return { server, world };
+}
+
+/**
+ * Waits until the feed serves every event the organization has stored. On PostgreSQL an event
+ * is served once no older transaction is still running anywhere on the database server (other
+ * test files' included), so right after a write it may lag for a moment; SQLite never lags.
+ */
+export async function feedCaughtUp(server: Pick<TestServer, 'baseUrl'>, key: string, organizationId: string, timeoutMs = 10_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const stored = await Event.count({ where: { organizationId } });
+		let served = 0;
+		for (let after = ''; ; ) {
+			const page = await call(server, `/api/v1/events?limit=100${after ? `&after=${after}` : ''}`, { key });
+			served += page.body.data.length;
+			if (!page.body.has_more) break;
+			after = page.body.data[page.body.data.length - 1].id;
+		}
+		if (served >= stored) return;
+		if (Date.now() > deadline) throw new Error(`the feed serves ${served} of ${stored} events after ${timeoutMs} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
 }

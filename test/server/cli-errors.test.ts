@@ -50,6 +50,9 @@ describe('lms-server errors', () => {
 		['RATE_LIMIT_PER_MINUTE', { RATE_LIMIT_PER_MINUTE: '0' }],
 		['TRUST_PROXY', { TRUST_PROXY: 'true' }],
 		['SESSION_SECRET', { NODE_ENV: 'production' }],
+		['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '0' }],
+		['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: 'thirty' }],
+		['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '7.5' }],
 	])('bad configuration stops with one line naming %s', async (variable, env) => {
 		for (const command of [['keys', 'list', '--org', 'acme'], ['migrate'], ['start']]) {
 			const result = await cli(command, env);

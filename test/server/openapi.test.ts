@@ -3,8 +3,10 @@ import addFormats from 'ajv-formats';
 
 import { certificateRoutes } from '../../server/src/certificates/routes';
 import { courseRoutes } from '../../server/src/courses/routes';
-import { User } from '../../server/src/db';
+import { Event, User } from '../../server/src/db';
 import { enrollmentRoutes } from '../../server/src/enrollments/routes';
+import { pruneEvents } from '../../server/src/events/retention';
+import { eventRoutes } from '../../server/src/events/routes';
 import { openApiRoutes } from '../../server/src/openapi/route';
 import { userRoutes } from '../../server/src/users/routes';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -80,7 +82,7 @@ test('the document is OpenAPI 3.1 with bearer security, served without a key', (
 
 test('every route of the app is documented, with its methods, and nothing else is', () => {
 	const fromApp = new Set<string>();
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, openApiRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, openApiRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const method of Object.keys(operations)) fromApp.add(`${method} /api/v1${path.replace(/:(\w+)/g, '{$1}')}`);
 		}
@@ -93,11 +95,13 @@ test('every route of the app is documented, with its methods, and nothing else i
 });
 
 test('each operation documents the scope the app enforces', () => {
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const [method, operation] of Object.entries(operations)) {
 				const documented = doc.paths[`/api/v1${path.replace(/:(\w+)/g, '{$1}')}`][method];
-				expect(documented.security).toEqual([{ bearerAuth: [operation!.scope] }]);
+				// The feed checks per event type: either of the two read scopes opens it.
+				const scopes = operation!.scope === 'by-handler' ? ['read:enrollments', 'read:users'] : [operation!.scope];
+				expect(documented.security).toEqual(scopes.map((scope) => ({ bearerAuth: [scope] })));
 			}
 		}
 	}
@@ -132,13 +136,32 @@ describe('successful responses match the document', () => {
 			student_id: world.users.alice.id,
 			course_id: world.courses.intro.id,
 			status: 'active',
+			type: 'enrollment.*',
+			limit: '5',
 		};
+		// One change, so that the feed has an event to name in after.
+		const enrolled = { student_id: world.users.erin.id, course_id: world.courses.advanced.id };
+		expect((await call(server, '/api/v1/enrollments', { method: 'POST', key: world.keys.all, body: enrolled })).status).toBe(201);
+		values.after = (await call(server, '/api/v1/events?limit=1', { key: world.keys.all })).body.data[0]?.id ?? '';
+		expect(values.after).toMatch(/^evt_/);
 		for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
 			for (const param of item.get?.parameters ?? []) {
 				if (param.in !== 'query') continue;
 				const reply = await check('GET', path, `${path}?${param.name}=${values[param.name]}`, { key: world.keys.all });
 				expect([path, param.name, reply.status]).toEqual([path, param.name, 200]);
 			}
+		}
+	});
+
+	test('PATCH /api/v1/enrollments/{id} → 200, then the events it wrote', async () => {
+		const id = world.enrollments[1].id;
+		const reply = await check('PATCH', '/api/v1/enrollments/{id}', `/api/v1/enrollments/${id}`, { key: world.keys.all, body: { status: 'completed' } });
+		expect(reply.status).toBe(200);
+		const events = await check('GET', '/api/v1/events', '/api/v1/events?limit=1', { key: world.keys.all });
+		expect(events.body.has_more).toBe(true);
+		await check('GET', '/api/v1/events', `/api/v1/events?after=${events.body.data[0].id}&type=enrollment.*,certificate.issued`, { key: world.keys.all });
+		for (const event of (await call(server, '/api/v1/events', { key: world.keys.all })).body.data) {
+			expect((await check('GET', '/api/v1/events/{id}', `/api/v1/events/${event.id}`, { key: world.keys.all })).status).toBe(200);
 		}
 	});
 
@@ -158,6 +181,7 @@ describe('error responses match the document', () => {
 			'/api/v1/courses/{id}': world.courses.intro.id,
 			'/api/v1/enrollments/{id}': world.enrollments[0].id,
 			'/api/v1/certificates/{id}': world.certificates[0].id,
+			'/api/v1/events/{id}': (await call(server, '/api/v1/events?limit=1', { key: world.keys.all })).body.data[0].id,
 		} as Record<string, string>;
 		for (const template of Object.keys(doc.paths)) {
 			if (template.endsWith('openapi.json')) continue;
@@ -194,6 +218,31 @@ describe('error responses match the document', () => {
 		}
 		expect((await check('POST', '/api/v1/enrollments', '/api/v1/enrollments', { key: world.keys.readUsers, body: {} })).status).toBe(403);
 		expect((await check('POST', '/api/v1/enrollments', '/api/v1/enrollments', { key: world.keys.globex.slice(0, -1), body: {} })).status).toBe(401);
+	});
+
+	test('every PATCH outcome', async () => {
+		const patch = (body: unknown, opts: { id?: string; key?: string; headers?: Record<string, string> } = {}) =>
+			check('PATCH', '/api/v1/enrollments/{id}', `/api/v1/enrollments/${opts.id ?? world.enrollments[2].id}`, {
+				key: opts.key ?? world.keys.all,
+				body,
+				headers: opts.headers,
+			});
+		expect((await patch({ progress_percent: 101, extra: true })).status).toBe(400);
+		expect((await patch('{oops')).status).toBe(400);
+		expect((await patch({ progress_percent: 50 })).status).toBe(409);
+		expect((await patch({ status: 'active' }, { id: 'enr_none' })).status).toBe(404);
+		expect((await patch('x'.repeat(20_000))).status).toBe(413);
+		expect((await patch('{}', { headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+		expect((await patch({}, { key: world.keys.readUsers })).status).toBe(403);
+		expect((await patch({}, { key: world.keys.globex.slice(0, -1) })).status).toBe(401);
+	});
+
+	test('GET /events: 410 for an after that retention removed; 403 for a type the key cannot see', async () => {
+		const [first] = (await call(server, '/api/v1/events?limit=1', { key: world.keys.all })).body.data;
+		await Event.update({ createdAt: new Date(Date.now() - 40 * 86_400_000) }, { where: { id: first.id } });
+		expect(await pruneEvents(30)).toBe(1);
+		expect((await check('GET', '/api/v1/events', `/api/v1/events?after=${first.id}`, { key: world.keys.all })).status).toBe(410);
+		expect((await check('GET', '/api/v1/events', '/api/v1/events?type=user.created', { key: world.keys.readEnrollments })).status).toBe(403);
 	});
 
 	test('500', async () => {

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 
+import { registerDemo } from './demo';
 import { registerEnrollments } from './enrollments';
 import { registerKeys } from './keys';
 import { registerMigrate } from './migrate';
@@ -24,5 +25,6 @@ export function buildProgram(): Command {
 	registerUsers(program);
 	registerKeys(program);
 	registerEnrollments(program);
+	registerDemo(program);
 	return program;
 }

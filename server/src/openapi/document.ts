@@ -1,6 +1,8 @@
 import { SCOPES, type Scope } from '../api-keys/model';
 import { ID_PATTERNS } from '../common/id-shapes';
 import { ENROLLMENT_STATUSES } from '../enrollments/model';
+import { DEFAULT_EVENT_LIMIT, MAX_EVENT_LIMIT } from '../events/list';
+import { EVENT_TYPES, TYPE_PREFIXES } from '../events/types';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../http/list';
 import { ROLES } from '../users/model';
 import * as schemas from './schemas';
@@ -168,6 +170,88 @@ const createEnrollment = {
 	},
 };
 
+const updateEnrollment = {
+	operationId: 'updateEnrollment',
+	summary: 'Progress, complete, withdraw or reactivate an enrollment',
+	description:
+		'Transitions: active → active (progress 0–99), active → completed (`status: completed` or progress 100; issues the certificate), ' +
+		'active → withdrawn, withdrawn or expired → active. A completed enrollment is final. A request that changes nothing answers 200 ' +
+		'and emits no event, so it is safe to retry. Concurrent completions issue one certificate. Needs `write:enrollments`.',
+	tags: ['Enrollment'],
+	...security('write:enrollments'),
+	parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: ID_PATTERNS.enrollment.source } }],
+	requestBody: {
+		required: true,
+		content: {
+			'application/json': {
+				schema: {
+					type: 'object',
+					additionalProperties: false,
+					minProperties: 1,
+					properties: {
+						status: { type: 'string', enum: ['active', 'completed', 'withdrawn'], description: '`expired` is set by the platform only.' },
+						progress_percent: { type: 'integer', minimum: 0, maximum: 100, description: '100 completes the enrollment.' },
+					},
+				},
+			},
+		},
+	},
+	responses: {
+		'200': ok('The enrollment after the change (or unchanged).', ref('Enrollment')),
+		'400': problem('Malformed JSON, or a missing, mistyped, out-of-range or unknown field (one `errors` entry each).', 400, ['invalid_request', 'malformed_json']),
+		'404': { $ref: '#/components/responses/NotFound' },
+		'409': problem('The enrollment cannot make this transition; `from` and `to` name the statuses.', 409, ['invalid_transition']),
+		'413': problem('The body is over 16 KiB.', 413, ['payload_too_large']),
+		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
+		...commonErrors,
+	},
+};
+
+/** The feed needs the scope of each event type it returns; either scope opens it. */
+const eventSecurity = {
+	security: [{ bearerAuth: ['read:enrollments'] }, { bearerAuth: ['read:users'] }],
+	'x-required-scope': 'read:users for user.*; read:enrollments for enrollment.* and certificate.*',
+};
+
+const listEvents = {
+	operationId: 'listEvents',
+	summary: 'Read the event feed',
+	description:
+		'What happened in the organization, oldest first. Pass the last id you received as `after` to get every event exactly once, in id ' +
+		'order: an event appears only once no event with a smaller id can still appear. A key sees the types its scopes cover ' +
+		'(user.* needs read:users; enrollment.* and certificate.* need read:enrollments); asking for another type answers 403. ' +
+		'Events are kept at least EVENT_RETENTION_DAYS (30) days; an `after` that retention removed answers 410.',
+	tags: ['Event'],
+	...eventSecurity,
+	parameters: [
+		queryParam('after', 'Only events after this one (an id from the feed). Omitted: from the oldest event kept.', { type: 'string', pattern: '^evt_[0-9a-f]{28}$' }),
+		queryParam('type', `Comma-separated types (${EVENT_TYPES.join(', ')}) or prefixes (${TYPE_PREFIXES.join(', ')}).`, { type: 'string' }),
+		queryParam('limit', `Events per answer, 1 to ${MAX_EVENT_LIMIT}.`, { type: 'integer', minimum: 1, maximum: MAX_EVENT_LIMIT, default: DEFAULT_EVENT_LIMIT }),
+	],
+	responses: {
+		'200': ok('Events after the cursor.', ref('EventList'), {
+			Link: { description: 'RFC 8288 `rel="next"` (absolute) while has_more is true.', schema: { type: 'string' } },
+		}),
+		'400': problem('An unknown, repeated or malformed parameter, an unknown type, or an `after` that is not an event of your organization.', 400, ['invalid_request']),
+		'410': problem('The event named by `after` was removed by retention: read again without `after`.', 410, ['cursor_expired']),
+		...commonErrors,
+	},
+};
+
+const getEvent = {
+	operationId: 'getEvent',
+	summary: 'Retrieve an event',
+	description: 'One event of the feed. Another organization’s id answers 404; a type the key cannot see answers 403.',
+	tags: ['Event'],
+	...eventSecurity,
+	parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^evt_[0-9a-f]{28}$' } }],
+	responses: {
+		'200': ok('The event.', ref('Event')),
+		'404': { $ref: '#/components/responses/NotFound' },
+		...commonErrors,
+	},
+};
+
 export function openApiDocument() {
 	return {
 		openapi: '3.1.0',
@@ -176,7 +260,7 @@ export function openApiDocument() {
 			title: 'LMS REST API',
 			version: '1.0.0',
 			description:
-				'Read users, courses, enrollments and certificates of one organization, and create enrollments. Enterprise plan only. ' +
+				'Read users, courses, enrollments and certificates of one organization, create and change enrollments, and read the event feed. Enterprise plan only. ' +
 				`Every request is limited per client IP (shared with the whole platform). Scopes: ${SCOPES.join(', ')}.`,
 		},
 		paths: {
@@ -188,9 +272,14 @@ export function openApiDocument() {
 				...listOperation('listEnrollments', 'List enrollments', 'Enrollment', 'read:enrollments', ['student_id', 'course_id', 'status']),
 				post: createEnrollment,
 			},
-			'/api/v1/enrollments/{id}': getOperation('getEnrollment', 'Retrieve an enrollment', 'Enrollment', 'read:enrollments', ID_PATTERNS.enrollment),
+			'/api/v1/enrollments/{id}': {
+				...getOperation('getEnrollment', 'Retrieve an enrollment', 'Enrollment', 'read:enrollments', ID_PATTERNS.enrollment),
+				patch: updateEnrollment,
+			},
 			'/api/v1/certificates': listOperation('listCertificates', 'List certificates', 'Certificate', 'read:enrollments', ['student_id', 'course_id']),
 			'/api/v1/certificates/{id}': getOperation('getCertificate', 'Retrieve a certificate', 'Certificate', 'read:enrollments', ID_PATTERNS.certificate),
+			'/api/v1/events': { get: listEvents },
+			'/api/v1/events/{id}': { get: getEvent },
 			'/api/v1/openapi.json': {
 				get: {
 					operationId: 'getOpenApiDocument',
@@ -233,6 +322,8 @@ export function openApiDocument() {
 				CourseList: schemas.listOf('Course'),
 				EnrollmentList: schemas.listOf('Enrollment'),
 				CertificateList: schemas.listOf('Certificate'),
+				Event: schemas.Event,
+				EventList: schemas.EventList,
 				Pagination: schemas.Pagination,
 				FieldError: schemas.FieldError,
 				Problem: schemas.Problem,
@@ -244,6 +335,7 @@ export function openApiDocument() {
 			{ name: 'Course' },
 			{ name: 'Enrollment', description: 'Enrollments and their creation.' },
 			{ name: 'Certificate', description: 'Covered by the read:enrollments scope.' },
+			{ name: 'Event', description: 'The feed of what happened: read by cursor.' },
 			{ name: 'Meta' },
 		],
 	};

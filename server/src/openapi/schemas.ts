@@ -2,6 +2,7 @@ import { ROLES } from '../users/model';
 import { ENROLLMENT_STATUSES } from '../enrollments/model';
 import { ID_PATTERNS } from '../common/id-shapes';
 import { PROBLEM_TYPE_BASE } from '../common/problem';
+import { EVENT_TYPES } from '../events/types';
 
 /**
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of everything the API returns. Built from the
@@ -106,8 +107,41 @@ export const Problem = {
 		errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
 		enrollment_id: { ...enrollmentId, description: 'On `already_enrolled`: the existing enrollment.' },
 		required_scope: { type: 'string', description: 'On `insufficient_scope`: the scope the operation needs.' },
+		from: { type: 'string', enum: [...ENROLLMENT_STATUSES], description: 'On `invalid_transition`: the status the enrollment has.' },
+		to: { type: 'string', enum: [...ENROLLMENT_STATUSES], description: 'On `invalid_transition`: the status the request leads to.' },
 	},
 };
+
+export const Event = record(
+	{
+		id: {
+			type: 'string',
+			pattern: '^evt_[0-9a-f]{28}$',
+			examples: ['evt_00000000000002d70000000000a1'],
+			description: 'Ids sort in feed order (compare them as strings).',
+		},
+		type: { type: 'string', enum: [...EVENT_TYPES] },
+		created_at: timestamp,
+		data: record(
+			{
+				object: {
+					description: 'The record as the API returned it right after the change: a User (user.*), an Enrollment (enrollment.*) or a Certificate (certificate.*).',
+					oneOf: [{ $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/Enrollment' }, { $ref: '#/components/schemas/Certificate' }],
+				},
+			},
+			'What the event is about.',
+		),
+	},
+	'Something that happened in the organization.',
+);
+
+export const EventList = record(
+	{
+		data: { type: 'array', items: { $ref: '#/components/schemas/Event' }, description: 'Oldest first.' },
+		has_more: { type: 'boolean', description: 'More events are there already: ask again with after = the last id of data.' },
+	},
+	'A page of the event feed.',
+);
 
 export function listOf(item: string) {
 	return record(
