@@ -1,8 +1,9 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory
+ *   api-overhead  scale  return-all  memory  events
  */
 import { apiOverhead } from './api-overhead';
+import { eventsBench } from './events';
 import { machineInfo } from './lib';
 import { memory } from './memory';
 import { returnAllBench } from './return-all';
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	scale,
 	'return-all': returnAllBench,
 	memory,
+	events: eventsBench,
 };
 
 async function main(): Promise<void> {

@@ -51,48 +51,49 @@ export interface FeedQuery {
 	limit: number;
 }
 
-/**
- * Checks a cursor: an event of the organization (served or not, whatever its type), else 410 if
- * retention removed it, else 400 naming `after`.
- */
-async function checkCursor(organizationId: string, after: string): Promise<void> {
-	const { sequelize, visible } = database();
-	const notOurs = problems.invalidRequest([
+const notOurs = () =>
+	problems.invalidRequest([
 		{ param: 'after', code: 'unknown_event', message: 'after must be the id of an event of your organization, as the feed returned it.' },
 	]);
-	if (!EVENT_ID.test(after)) throw notOurs;
-	const [row] = await sequelize.query<{ organization_id: string }>(
-		`SELECT organization_id FROM events WHERE id = $1 ${visible}`,
-		{ bind: [after], type: QueryTypes.SELECT },
-	);
-	if (row) {
-		if (row.organization_id !== organizationId) throw notOurs;
-		return;
-	}
+
+/** A cursor that names no event of the organization: 410 if retention removed it, else 400 naming `after`. */
+async function refuseCursor(sequelize: Sequelize, after: string): Promise<never> {
 	const [prune] = await sequelize.query<{ through: string | null }>('SELECT MAX(through) AS through FROM event_prunes', {
 		type: QueryTypes.SELECT,
 	});
 	if (prune?.through && after <= prune.through) throw problems.cursorExpired();
-	throw notOurs;
+	throw notOurs();
 }
 
-/** One page of the feed, oldest first, and whether more is there already. */
+/**
+ * One page of the feed, oldest first, and whether more is there already. With a cursor, one
+ * query reads both the cursor's own event (to check it is one of the organization's) and the
+ * page after it: the feed is polled, and every round trip counts.
+ */
 export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
-	if (query.after !== undefined) await checkCursor(query.organizationId, query.after);
 	const { sequelize, visible } = database();
-	const bind: unknown[] = [query.organizationId, query.after ?? 'evt_', query.limit + 1];
-	let typeFilter = '';
-	if (query.types) {
-		typeFilter = `AND type IN (${query.types.map((t) => `$${bind.push(t)}`).join(', ')})`;
-	}
-	const rows = await sequelize.query<EventRow>(
-		`SELECT id, type, data, created_at FROM events
+	const { organizationId, after, limit } = query;
+	if (after !== undefined && !EVENT_ID.test(after)) throw notOurs();
+	const bind: unknown[] = [organizationId, after ?? 'evt_', limit + 1];
+	const typeFilter = query.types ? `AND type IN (${query.types.map((t) => `$${bind.push(t)}`).join(', ')})` : '';
+	const page = `SELECT id, type, data, created_at, NULL AS cursor_organization FROM events
 		WHERE organization_id = $1 AND id > $2 ${visible} ${typeFilter}
-		ORDER BY id LIMIT $3`,
-		{ bind, type: QueryTypes.SELECT },
-	);
-	const hasMore = rows.length > query.limit;
-	return { rows: hasMore ? rows.slice(0, query.limit) : rows, hasMore };
+		ORDER BY id LIMIT $3`;
+	const sql =
+		after === undefined
+			? page
+			: `SELECT id, NULL AS type, NULL AS data, NULL AS created_at, organization_id AS cursor_organization FROM events WHERE id = $2 ${visible}
+				UNION ALL SELECT * FROM (${page}) AS page`;
+	const rows = await sequelize.query<EventRow & { cursor_organization: string | null }>(sql, { bind, type: QueryTypes.SELECT });
+	if (after !== undefined) {
+		const cursor = rows.find((r) => r.cursor_organization !== null);
+		if (!cursor) await refuseCursor(sequelize, after);
+		if (cursor!.cursor_organization !== organizationId) throw notOurs();
+	}
+	// UNION ALL promises no order: put the page back in id order.
+	const events = rows.filter((r) => r.cursor_organization === null).sort((a, b) => (a.id < b.id ? -1 : 1));
+	const hasMore = events.length > limit;
+	return { rows: hasMore ? events.slice(0, limit) : events, hasMore };
 }
 
 /** One served event of the organization, or undefined. */
@@ -104,6 +105,15 @@ export async function findEvent(organizationId: string, id: string): Promise<Eve
 		{ bind: [organizationId, id], type: QueryTypes.SELECT },
 	);
 	return row;
+}
+
+/**
+ * An event as the API shows it, as JSON text. `data` is stored as the JSON the serializer made
+ * when the event was written, so it is spliced in as it is rather than parsed and written again.
+ */
+export function eventJson(row: EventRow): string {
+	const created = (toDate(row.created_at) as Date).toISOString();
+	return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":"${created}","data":{"object":${row.data}}}`;
 }
 
 /** An event as the API shows it. `data` holds the record as JSON text, written with the event. */
