@@ -167,4 +167,34 @@ describe('the event feed with writers on two instances and transactions held ope
 		expect(held.filter((h) => h.committed && h.overtaken > 0).length).toBeGreaterThan(0);
 		expect(received.filter((e) => e.type === 'user.created').map((e) => e.data.object.id)).toHaveLength(held.filter((h) => h.committed).length);
 	}, 180_000);
+
+	test('50 concurrent completions of one enrollment over both instances: one certificate, one enrollment.completed', async () => {
+		// The last pair was enrolled above and left active (an odd index is never completed there).
+		const pair = pairs[pairs.length - 1];
+		const post = await fetch(`${instances[0].url}/api/v1/enrollments`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ student_id: pair.student, course_id: pair.course }),
+		});
+		const existing = (await post.json()) as { id?: string; enrollment_id?: string };
+		const id = existing.id ?? existing.enrollment_id!;
+		const replies = await Promise.all(
+			Array.from({ length: 50 }, (_, n) =>
+				fetch(`${instances[n % 2].url}/api/v1/enrollments/${id}`, {
+					method: 'PATCH',
+					headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+					body: JSON.stringify(n % 3 ? { status: 'completed' } : { progress_percent: 100 }),
+				}).then(async (r) => ({ status: r.status, body: (await r.json()) as { completed_at: string } })),
+			),
+		);
+		expect(replies.map((r) => r.status)).toEqual(Array(50).fill(200));
+		expect(new Set(replies.map((r) => r.body.completed_at)).size).toBe(1);
+		const { rows: certificates } = await pg.query('SELECT id FROM certificates WHERE enrollment_id = $1', [id]);
+		expect(certificates).toHaveLength(1);
+		const { rows: events } = await pg.query<{ type: string }>(
+			"SELECT type FROM events WHERE data LIKE $1 AND type IN ('enrollment.completed', 'certificate.issued') ORDER BY id",
+			[`%${id}%`],
+		);
+		expect(events.map((e) => e.type)).toEqual(['enrollment.completed', 'certificate.issued']);
+	});
 });
