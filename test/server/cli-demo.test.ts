@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { call } from './api-fixtures';
+import { call, feedCaughtUp } from './api-fixtures';
 
 /** `lms-server demo activity` (SPEC §10): the demo comes alive, and every change is in the feed. */
 
@@ -27,6 +27,7 @@ test('rounds of activity write their events; the demo seed wrote none', async ()
 	const happenings = lines.slice(1, -1);
 	expect(happenings.length).toBeGreaterThanOrEqual(12);
 
+	await feedCaughtUp(server, key, server.demo!.organizations.find((o) => o.slug === 'acme')!.id);
 	const events = (await call(server, '/api/v1/events?limit=100', { key })).body.data as Array<{ type: string; data: { object: { id: string } } }>;
 	expect(events.length).toBeGreaterThanOrEqual(happenings.length);
 	// Every enrollment the output names has its event in the feed.

@@ -10,7 +10,7 @@ import { eventRoutes } from '../../server/src/events/routes';
 import { openApiRoutes } from '../../server/src/openapi/route';
 import { userRoutes } from '../../server/src/users/routes';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { call, startApiServer, type CallOptions, type Reply, type World } from './api-fixtures';
+import { call, feedCaughtUp, startApiServer, type CallOptions, type Reply, type World } from './api-fixtures';
 
 /**
  * The document is checked against the running app: every route is documented and nothing
@@ -142,6 +142,7 @@ describe('successful responses match the document', () => {
 		// One change, so that the feed has an event to name in after.
 		const enrolled = { student_id: world.users.erin.id, course_id: world.courses.advanced.id };
 		expect((await call(server, '/api/v1/enrollments', { method: 'POST', key: world.keys.all, body: enrolled })).status).toBe(201);
+		await feedCaughtUp(server, world.keys.all, world.acme.id);
 		values.after = (await call(server, '/api/v1/events?limit=1', { key: world.keys.all })).body.data[0]?.id ?? '';
 		expect(values.after).toMatch(/^evt_/);
 		for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
@@ -157,6 +158,7 @@ describe('successful responses match the document', () => {
 		const id = world.enrollments[1].id;
 		const reply = await check('PATCH', '/api/v1/enrollments/{id}', `/api/v1/enrollments/${id}`, { key: world.keys.all, body: { status: 'completed' } });
 		expect(reply.status).toBe(200);
+		await feedCaughtUp(server, world.keys.all, world.acme.id);
 		const events = await check('GET', '/api/v1/events', '/api/v1/events?limit=1', { key: world.keys.all });
 		expect(events.body.has_more).toBe(true);
 		await check('GET', '/api/v1/events', `/api/v1/events?after=${events.body.data[0].id}&type=enrollment.*,certificate.issued`, { key: world.keys.all });
