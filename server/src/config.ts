@@ -17,6 +17,18 @@ export interface Config {
 	production: boolean;
 	/** Events are kept at least this many days (SPEC §11), then removed. */
 	eventRetentionDays: number;
+	webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+	/** WEBHOOK_ALLOW_PRIVATE=true: endpoints may be private and loopback addresses too (never link-local). */
+	allowPrivate: boolean;
+	/** The first retry delay; later ones are 5×, 30×, 120×, 480× and 1440× it (1 min … 24 h by default). */
+	retryBaseMs: number;
+	/** How long a receiver has to answer (10 s). */
+	timeoutMs: number;
+	/** How often an idle worker looks for due deliveries (those written by another instance, retries). */
+	pollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -52,6 +64,11 @@ const schema = Joi.object({
 		.default('info'),
 	SESSION_SECRET: Joi.string().min(32).empty('').optional(),
 	NODE_ENV: Joi.string().empty('').optional(),
+	WEBHOOK_ALLOW_PRIVATE: Joi.string().valid('true', 'false').empty('').default('false'),
+	// Tests shorten the retry schedule, the timeout and the poll; operators leave the defaults (SPEC §12).
+	WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).max(3_600_000).default(60_000),
+	WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(10_000).default(10_000),
+	WEBHOOK_POLL_MS: Joi.number().integer().min(20).max(60_000).default(1_000),
 	EVENT_RETENTION_DAYS: Joi.number()
 		.integer()
 		.min(1)
@@ -102,5 +119,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		sessionSecret: value.SESSION_SECRET ?? require('node:crypto').randomBytes(32).toString('hex'),
 		production,
 		eventRetentionDays: value.EVENT_RETENTION_DAYS,
+		webhooks: {
+			allowPrivate: value.WEBHOOK_ALLOW_PRIVATE === 'true',
+			retryBaseMs: value.WEBHOOK_RETRY_BASE_MS,
+			timeoutMs: value.WEBHOOK_TIMEOUT_MS,
+			pollMs: value.WEBHOOK_POLL_MS,
+		},
 	};
 }

@@ -10,6 +10,7 @@ import { connect, migrate as applyMigrations } from './db';
 import { schedulePruning } from './events/retention';
 import { createApp } from './http/app';
 import { createLogger } from './http/logging';
+import { DeliveryWorker } from './webhooks/worker';
 
 export interface StartOptions {
 	config: Config;
@@ -60,6 +61,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 	const port = (server.address() as AddressInfo).port;
 	// Every instance prunes; the work is idempotent, so several at once only repeat a cheap query.
 	const pruning = schedulePruning(config.eventRetentionDays, (err) => logger.error({ err }, 'event retention pruning failed'));
+	// Every instance sends webhooks; leases keep them from sending the same attempt twice.
+	const deliveries = new DeliveryWorker(sequelize, config.webhooks, logger);
+	deliveries.start();
 
 	let closing: Promise<void> | undefined;
 	const close = () => {
@@ -74,6 +78,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 			clearInterval(sweep);
 			clearTimeout(cutOff);
 			await pruning.stop();
+			await deliveries.stop();
 			await limitStore?.close();
 			await sequelize.close();
 		})();

@@ -3,7 +3,7 @@ import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAtt
 import { newId } from '../common/ids';
 import type { Organization } from '../organizations/model';
 
-export const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'] as const;
+export const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const KEY_STATUSES = ['active', 'rotated', 'revoked'] as const;

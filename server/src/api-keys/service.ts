@@ -56,7 +56,7 @@ export function normaliseLabel(label: unknown): string {
 	return trimmed;
 }
 
-/** Deduplicated, in catalogue order; refuses anything outside the four scopes. */
+/** Deduplicated, in catalogue order; refuses anything outside the catalogue of scopes. */
 export function normaliseScopes(scopes: unknown): Scope[] {
 	const list = (Array.isArray(scopes) ? scopes : [scopes]).filter((s) => s !== undefined && s !== '');
 	const unknown = list.filter((s) => !SCOPES.includes(s as Scope));

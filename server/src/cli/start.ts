@@ -43,7 +43,7 @@ function loadDemoIfEmpty(config: Config, migrate: boolean): Promise<(url: string
 			printLines(
 				'',
 				`Sign in at ${url}/login as ${admin.email} with password ${admin.password}`,
-				`Demo API key for acme (all four scopes, shown once): ${secret}`,
+				`Demo API key for acme (every scope, shown once): ${secret}`,
 				'',
 				'Try it:',
 				`  curl -H "Authorization: Bearer ${secret}" ${url}/api/v1/courses`,

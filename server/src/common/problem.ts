@@ -208,6 +208,21 @@ export const problems = {
 			title: 'Cursor expired',
 			detail: `The event named by after is older than the feed keeps${retentionDays ? ` (${retentionDays} days)` : ''} and was removed. Read the feed again without after, from the oldest event kept.`,
 		}),
+	invalidWebhookUrl: (detail: string) =>
+		new Problem({
+			status: 422,
+			code: 'invalid_webhook_url',
+			title: 'Invalid webhook URL',
+			detail,
+			errors: [{ param: 'url', code: 'invalid_webhook_url', message: detail }],
+		}),
+	tooManyEndpoints: (detail: string) =>
+		new Problem({
+			status: 422,
+			code: 'too_many_endpoints',
+			title: 'Too many webhook endpoints',
+			detail,
+		}),
 	/** The shared limit store (Redis) cannot be reached: refuse rather than serve unlimited. */
 	rateLimitUnavailable: () =>
 		new Problem({

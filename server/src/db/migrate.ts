@@ -5,6 +5,7 @@ import * as initial from './migrations/0001-initial';
 import * as sessions from './migrations/0002-sessions';
 import * as postgresIdOrder from './migrations/0003-postgres-id-order';
 import * as events from './migrations/0006-events';
+import * as webhooks from './migrations/0008-webhooks';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0002-sessions', sessions],
 	['0003-postgres-id-order', postgresIdOrder],
 	['0006-events', events],
+	['0008-webhooks', webhooks],
 ];
 
 export function migrator(sequelize: Sequelize): Umzug<QueryInterface> {

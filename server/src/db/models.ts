@@ -7,12 +7,13 @@ import { Enrollment } from '../enrollments/model';
 import { Event } from '../events/model';
 import { Organization } from '../organizations/model';
 import { User } from '../users/model';
+import { WebhookDelivery, WebhookEndpoint } from '../webhooks/model';
 
 /** Binds every model to the process's one Sequelize instance. */
 export function initModels(sequelize: Sequelize): void {
-	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent, Event]) {
+	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent, Event, WebhookEndpoint, WebhookDelivery]) {
 		model.initModel(sequelize);
 	}
 }
 
-export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, Organization, User };
+export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, Organization, User, WebhookDelivery, WebhookEndpoint };

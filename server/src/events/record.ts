@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 
+import { enqueueDeliveries } from '../webhooks/enqueue';
 import type { EventType } from './types';
 
 /**
@@ -19,7 +20,7 @@ import type { EventType } from './types';
 const INSERT: Record<'postgres' | 'sqlite', string> = {
 	postgres: `INSERT INTO events (id, organization_id, type, data, created_at)
 		VALUES ('evt_' || lpad(to_hex(pg_current_xact_id()::text::bigint), 16, '0') || lpad(to_hex(nextval('events_seq')), 12, '0'),
-			$1, $2, $3, $4)`,
+			$1, $2, $3, $4) RETURNING id`,
 	sqlite: `INSERT INTO events (seq, id, organization_id, type, data, created_at)
 		SELECT next.seq, 'evt_' || printf('%016x%012x', 0, next.seq), $1, $2, $3, $4
 		FROM (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) + 1 AS seq) AS next`,
@@ -47,9 +48,18 @@ export async function recordEvent(transaction: Transaction, { organizationId, ty
 	// Sequelize's typings omit the transaction's own instance.
 	const { sequelize } = transaction as Transaction & { sequelize: Sequelize };
 	const dialect = sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
-	await sequelize.query(INSERT[dialect], {
-		bind: [organizationId, type, JSON.stringify(object), storedDate(sequelize, at)],
-		type: QueryTypes.INSERT,
-		transaction,
-	});
+	const bind = [organizationId, type, JSON.stringify(object), storedDate(sequelize, at)];
+	let id: string;
+	if (dialect === 'postgres') {
+		[{ id }] = await sequelize.query<{ id: string }>(INSERT.postgres, { bind, type: QueryTypes.SELECT, transaction });
+	} else {
+		// Sequelize runs an INSERT on SQLite without reading rows back, so RETURNING is read apart.
+		await sequelize.query(INSERT.sqlite, { bind, type: QueryTypes.INSERT, transaction });
+		[{ id }] = await sequelize.query<{ id: string }>('SELECT id FROM events WHERE seq = last_insert_rowid()', {
+			type: QueryTypes.SELECT,
+			transaction,
+		});
+	}
+	// Webhooks: the event's deliveries commit with it (webhooks/enqueue.ts).
+	await enqueueDeliveries(transaction, { id, organizationId, type, at });
 }

@@ -6,12 +6,14 @@ import { enrollmentRoutes } from '../enrollments/routes';
 import { eventRoutes } from '../events/routes';
 import { openApiRoutes } from '../openapi/route';
 import { userRoutes } from '../users/routes';
+import { webhookRoutes } from '../webhooks/routes';
+import type { AppDeps } from './deps';
 import { mountRoutes } from './routes';
 
 /** Everything under /api/v1, assembled from each component's route table. */
-export function apiRouter(): Router {
+export function apiRouter(deps: Pick<AppDeps, 'config'>): Router {
 	const router = Router();
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, openApiRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, webhookRoutes(deps), openApiRoutes]) {
 		mountRoutes(router, table);
 	}
 	return router;

@@ -57,7 +57,7 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 	app.use(healthRouter(sequelize, limitStore));
 	app.use(createRateLimiter(config, limitStore, logger));
 	app.use(createSettingsRouter(deps));
-	app.use('/api/v1', apiRouter());
+	app.use('/api/v1', apiRouter(deps));
 	app.use(notFoundHandler);
 	app.use(errorHandler);
 	return app;

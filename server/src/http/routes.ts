@@ -17,12 +17,14 @@ export interface Operation {
 	handlers: RequestHandler[];
 }
 
-export type RouteTable = Record<string, Partial<Record<'get' | 'post' | 'patch', Operation>>>;
+type Method = 'get' | 'post' | 'patch' | 'delete';
+
+export type RouteTable = Record<string, Partial<Record<Method, Operation>>>;
 
 export function mountRoutes(router: Router, table: RouteTable): void {
 	for (const [path, operations] of Object.entries(table)) {
 		const route = router.route(path);
-		for (const [method, operation] of Object.entries(operations) as Array<['get' | 'post' | 'patch', Operation]>) {
+		for (const [method, operation] of Object.entries(operations) as Array<[Method, Operation]>) {
 			const { scope } = operation;
 			const guards = scope === undefined ? [] : scope === 'by-handler' ? [requireApiKey] : [requireApiKey, requireScope(scope)];
 			route[method](...guards, ...operation.handlers);

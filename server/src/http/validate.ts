@@ -141,6 +141,7 @@ const ID_NAMES: Record<IdKind, string> = {
 	course: 'a course id (crs_…)',
 	enrollment: 'an enrollment id (enr_…)',
 	certificate: 'a certificate id (cert_…)',
+	webhookEndpoint: 'a webhook endpoint id (whe_…)',
 };
 
 /** A filter holding one resource id, checked for shape before any query. */

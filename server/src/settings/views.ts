@@ -45,6 +45,7 @@ export function createViews() {
 		'read:courses': 'List and retrieve published courses',
 		'read:enrollments': 'List and retrieve enrollments and certificates',
 		'write:enrollments': 'Enroll students in courses',
+		'manage:webhooks': 'Create and delete webhook endpoints (n8n subscribes itself)',
 	});
 
 	return {

@@ -1,0 +1,90 @@
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type NonAttribute, type Sequelize } from 'sequelize';
+
+import { newId } from '../common/ids';
+
+export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
+export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
+
+/** Where the LMS posts events for one organization (SPEC §12). */
+export class WebhookEndpoint extends Model<InferAttributes<WebhookEndpoint>, InferCreationAttributes<WebhookEndpoint>> {
+	declare id: CreationOptional<string>;
+	declare organizationId: string;
+	declare url: string;
+	/** Space-separated event types, or `*` for every type. */
+	declare events: string;
+	declare description: string | null;
+	declare status: CreationOptional<EndpointStatus>;
+	declare secret: string;
+	declare failingSince: CreationOptional<Date | null>;
+	declare createdAt: CreationOptional<Date>;
+	declare updatedAt: CreationOptional<Date>;
+
+	get eventList(): NonAttribute<string[]> {
+		return this.events.split(' ').filter(Boolean);
+	}
+
+	static initModel(sequelize: Sequelize): void {
+		WebhookEndpoint.init(
+			{
+				id: { type: DataTypes.STRING(40), primaryKey: true, defaultValue: () => newId('whe') },
+				organizationId: { type: DataTypes.STRING(40), allowNull: false },
+				url: { type: DataTypes.STRING(2048), allowNull: false },
+				events: { type: DataTypes.STRING(500), allowNull: false },
+				description: { type: DataTypes.STRING(500), allowNull: true },
+				status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'enabled' },
+				secret: { type: DataTypes.STRING(80), allowNull: false },
+				failingSince: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				createdAt: DataTypes.DATE,
+				updatedAt: DataTypes.DATE,
+			},
+			{ sequelize, tableName: 'webhook_endpoints' },
+		);
+	}
+}
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One event owed to one endpoint, and where its attempts stand. */
+export class WebhookDelivery extends Model<InferAttributes<WebhookDelivery>, InferCreationAttributes<WebhookDelivery>> {
+	declare id: CreationOptional<string>;
+	declare organizationId: string;
+	declare endpointId: string;
+	declare eventId: string;
+	declare eventType: string;
+	declare status: CreationOptional<DeliveryStatus>;
+	declare attempts: CreationOptional<number>;
+	declare nextAttemptAt: Date;
+	declare leaseUntil: CreationOptional<Date | null>;
+	declare leaseToken: CreationOptional<string | null>;
+	declare lastStatusCode: CreationOptional<number | null>;
+	declare lastError: CreationOptional<string | null>;
+	declare lastAttemptAt: CreationOptional<Date | null>;
+	declare deliveredAt: CreationOptional<Date | null>;
+	declare createdAt: CreationOptional<Date>;
+	declare updatedAt: CreationOptional<Date>;
+
+	static initModel(sequelize: Sequelize): void {
+		WebhookDelivery.init(
+			{
+				id: { type: DataTypes.STRING(40), primaryKey: true, defaultValue: () => newId('whd') },
+				organizationId: { type: DataTypes.STRING(40), allowNull: false },
+				endpointId: { type: DataTypes.STRING(40), allowNull: false },
+				eventId: { type: DataTypes.STRING(40), allowNull: false },
+				eventType: { type: DataTypes.STRING(60), allowNull: false },
+				status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'pending' },
+				attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+				nextAttemptAt: { type: DataTypes.DATE, allowNull: false },
+				leaseUntil: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				leaseToken: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
+				lastStatusCode: { type: DataTypes.INTEGER, allowNull: true, defaultValue: null },
+				lastError: { type: DataTypes.STRING(300), allowNull: true, defaultValue: null },
+				lastAttemptAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				deliveredAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				createdAt: DataTypes.DATE,
+				updatedAt: DataTypes.DATE,
+			},
+			{ sequelize, tableName: 'webhook_deliveries' },
+		);
+	}
+}

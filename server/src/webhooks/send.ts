@@ -1,0 +1,60 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+
+import type { DeliveryTarget } from './url-policy';
+
+export interface SendResult {
+	/** The receiver's HTTP status, or undefined when there was none (refused, timeout, TLS…). */
+	status?: number;
+	/** Why it did not succeed, in a few words for the settings page and logs. */
+	error?: string;
+}
+
+/**
+ * POSTs one body to a checked target. The connection goes to `target.address`, the address
+ * the URL policy approved, whatever the DNS says by now; TLS still verifies the certificate
+ * against the URL's host name. The whole exchange (connect, send, answer) gets `timeoutMs`.
+ */
+export function send(target: DeliveryTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> {
+	const pinned: LookupFunction = (_hostname, options, callback) => {
+		if ((options as { all?: boolean }).all) {
+			(callback as unknown as (err: null, addresses: Array<{ address: string; family: number }>) => void)(null, [
+				{ address: target.address, family: target.family },
+			]);
+		} else {
+			callback(null, target.address, target.family);
+		}
+	};
+	const transport = target.url.protocol === 'https:' ? https : http;
+	return new Promise((resolve) => {
+		let settled = false;
+		const done = (result: SendResult) => {
+			if (settled) return;
+			settled = true;
+			clearTimeout(timer);
+			resolve(result);
+		};
+		const request = transport.request(
+			target.url,
+			{
+				method: 'POST',
+				lookup: pinned,
+				agent: false,
+				headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
+			},
+			(response) => {
+				// The answer's body is not needed; read it so the socket can close cleanly.
+				response.resume();
+				response.on('end', () => done({ status: response.statusCode }));
+				response.on('error', () => done({ status: response.statusCode }));
+			},
+		);
+		const timer = setTimeout(() => {
+			request.destroy(new Error('timeout'));
+			done({ error: `no answer within ${timeoutMs / 1000} s` });
+		}, timeoutMs);
+		request.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
+		request.end(body);
+	});
+}

@@ -1,0 +1,13 @@
+import type { WebhookEndpoint } from './model';
+
+/** An endpoint as the API shows it: never the secret (that is added once, by create). */
+export function serializeEndpoint(endpoint: WebhookEndpoint): Record<string, unknown> {
+	return {
+		id: endpoint.id,
+		url: endpoint.url,
+		events: endpoint.events.split(' ').filter(Boolean),
+		description: endpoint.description,
+		status: endpoint.status,
+		created_at: endpoint.createdAt.toISOString(),
+	};
+}

@@ -1,0 +1,69 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request a receiver got, as it arrived. */
+export interface Received {
+	at: number;
+	method: string;
+	path: string;
+	headers: IncomingMessage['headers'];
+	body: string;
+}
+
+export type Answer = (request: Received, res: ServerResponse) => void;
+
+export interface Receiver {
+	url: string;
+	port: number;
+	received: Received[];
+	/** Changes how the next requests are answered (default: 200). */
+	answer(handler: Answer): void;
+	/** Resolves once `count` requests arrived (rejects after `timeoutMs`). */
+	waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+	close(): Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1 that records what webhooks post to it. */
+export async function startReceiver(path = '/hook'): Promise<Receiver> {
+	const received: Received[] = [];
+	let handler: Answer = (_r, res) => res.writeHead(200).end('ok');
+	const waiters: Array<() => void> = [];
+	const server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => {
+			const request = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+			received.push(request);
+			for (const wake of waiters.splice(0)) wake();
+			handler(request, res);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}${path}`,
+		port,
+		received,
+		answer: (h) => (handler = h),
+		async waitFor(count, timeoutMs = 10_000) {
+			const deadline = Date.now() + timeoutMs;
+			while (received.length < count) {
+				const left = deadline - Date.now();
+				if (left <= 0) throw new Error(`receiver got ${received.length} of ${count} requests within ${timeoutMs} ms`);
+				await new Promise<void>((resolve) => {
+					const timer = setTimeout(resolve, left);
+					waiters.push(() => {
+						clearTimeout(timer);
+						resolve();
+					});
+				});
+			}
+			return received.slice(0, count);
+		},
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}

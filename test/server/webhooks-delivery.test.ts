@@ -1,0 +1,183 @@
+import { createHmac } from 'node:crypto';
+
+import { createKey } from '../../server/src/api-keys/service';
+import { User, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
+import { nextAttemptAfter } from '../../server/src/webhooks/schedule';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import type { TestServer } from '../helpers/server';
+import { call, NO_LIMIT, startApiServer, type World } from './api-fixtures';
+
+/**
+ * Deliveries from the real server to a real receiver on 127.0.0.1. The retry base is 300 ms
+ * and the timeout 1 s here (WEBHOOK_RETRY_BASE_MS, WEBHOOK_TIMEOUT_MS); production keeps
+ * 1 min and 10 s.
+ */
+const RETRY_BASE_MS = 300;
+let server: TestServer;
+let world: World;
+let hooksKey: string;
+let receiver: Receiver;
+
+beforeAll(async () => {
+	({ server, world } = await startApiServer({
+		...NO_LIMIT,
+		WEBHOOK_ALLOW_PRIVATE: 'true',
+		WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
+		WEBHOOK_TIMEOUT_MS: '1000',
+		WEBHOOK_POLL_MS: '100',
+	}));
+	hooksKey = (await createKey({ organizationId: world.acme.id, label: 'n8n', scopes: ['manage:webhooks'], actor: { kind: 'cli' } })).secret;
+});
+afterAll(() => server.stop());
+beforeEach(async () => (receiver = await startReceiver()));
+afterEach(async () => {
+	await WebhookEndpoint.destroy({ where: {} });
+	await receiver.close();
+});
+
+async function subscribe(events: string[], url = receiver.url): Promise<{ id: string; secret: string }> {
+	const reply = await call(server, '/api/v1/webhook_endpoints', { method: 'POST', key: hooksKey, body: { url, events } });
+	expect(reply.status).toBe(201);
+	return reply.body;
+}
+
+let studentCount = 0;
+/** A change through the API: a new student enrolled in a course, which emits enrollment.created. */
+async function enroll(): Promise<string> {
+	const student = await User.create({
+		organizationId: world.acme.id,
+		name: `Hook ${++studentCount}`,
+		email: `hook${studentCount}@acme.example`,
+		role: 'student',
+		passwordHash: null,
+	});
+	const reply = await call(server, '/api/v1/enrollments', {
+		method: 'POST',
+		key: world.keys.all,
+		body: { student_id: student.id, course_id: world.courses.intro.id },
+	});
+	if (reply.status !== 201) throw new Error(`enroll: ${reply.status} ${server.logs().slice(-3000)}`);
+	return reply.body.id;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('a change is posted, signed, with the event as the feed shows it', async () => {
+	const { secret } = await subscribe(['enrollment.created']);
+	const enrollmentId = await enroll();
+	const [request] = await receiver.waitFor(1);
+
+	expect(request.method).toBe('POST');
+	expect(request.headers['content-type']).toBe('application/json');
+	const event = JSON.parse(request.body);
+	expect(event).toMatchObject({ type: 'enrollment.created', data: { object: { id: enrollmentId, status: 'active' } } });
+	expect(request.headers['lms-event-id']).toBe(event.id);
+	expect(request.headers['lms-event-type']).toBe('enrollment.created');
+	const fromFeed = await call(server, `/api/v1/events/${event.id}`, { key: world.keys.all });
+	expect(fromFeed.body).toEqual(event);
+
+	const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['lms-signature']));
+	expect(match).not.toBeNull();
+	const [, t, v1] = match!;
+	expect(Math.abs(Number(t) - Date.now() / 1000)).toBeLessThan(5);
+	expect(v1).toBe(createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex'));
+});
+
+test('only subscribed types are sent; "*" gets everything', async () => {
+	await subscribe(['enrollment.completed']);
+	const all = await startReceiver();
+	try {
+		await subscribe(['*'], all.url);
+		await enroll();
+		await all.waitFor(1);
+		await sleep(500);
+		expect(receiver.received).toHaveLength(0);
+	} finally {
+		await all.close();
+	}
+});
+
+test('a receiver answering 500 then 200: retried after the first delay, delivered once', async () => {
+	let calls = 0;
+	receiver.answer((_r, res) => res.writeHead(++calls === 1 ? 500 : 200).end());
+	const { id } = await subscribe(['enrollment.created']);
+	await enroll();
+	const [first, second] = await receiver.waitFor(2);
+	expect(second.headers['lms-event-id']).toBe(first.headers['lms-event-id']);
+	expect(second.at - first.at).toBeGreaterThanOrEqual(RETRY_BASE_MS - 20);
+	await sleep(RETRY_BASE_MS * 6);
+	expect(receiver.received).toHaveLength(2);
+	const [delivery] = await WebhookDelivery.findAll({ where: { endpointId: id } });
+	expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 200 });
+});
+
+test('a receiver that never answers: cut at the timeout, then retried', async () => {
+	let calls = 0;
+	receiver.answer((_r, res) => {
+		if (++calls > 1) res.writeHead(204).end();
+		// The first request is left hanging.
+	});
+	const { id } = await subscribe(['enrollment.created']);
+	await enroll();
+	const [first, second] = await receiver.waitFor(2, 10_000);
+	// 1 s timeout, then the first retry delay.
+	expect(second.at - first.at).toBeGreaterThanOrEqual(1000 + RETRY_BASE_MS - 50);
+	await sleep(500);
+	const [delivery] = await WebhookDelivery.findAll({ where: { endpointId: id } });
+	expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 204 });
+});
+
+test('a deleted endpoint receives nothing more, retries included', async () => {
+	receiver.answer((_r, res) => res.writeHead(503).end());
+	const { id } = await subscribe(['enrollment.created']);
+	await enroll();
+	await receiver.waitFor(1);
+	const del = await call(server, `/api/v1/webhook_endpoints/${id}`, { method: 'DELETE', key: hooksKey });
+	expect(del.status).toBe(204);
+	await enroll();
+	await sleep(RETRY_BASE_MS * 8);
+	expect(receiver.received).toHaveLength(1);
+	expect(await WebhookDelivery.count({ where: { endpointId: id } })).toBe(0);
+});
+
+test('the URL is checked again before each delivery: a host that now points at the metadata address gets nothing', async () => {
+	const { id } = await subscribe(['enrollment.created']);
+	// As if the host's DNS answer changed after creation (the check resolves it again each time).
+	await WebhookEndpoint.update({ url: 'http://169.254.169.254/latest/meta-data/' }, { where: { id } });
+	await enroll();
+	await sleep(1000);
+	const [delivery] = await WebhookDelivery.findAll({ where: { endpointId: id } });
+	expect(delivery.status).toBe('pending');
+	expect(delivery.attempts).toBeGreaterThanOrEqual(1);
+	expect(delivery.lastStatusCode).toBeNull();
+	expect(delivery.lastError).toMatch(/link-local/);
+});
+
+test('an endpoint failing for three days in a row is disabled; its deliveries stop', async () => {
+	receiver.answer((_r, res) => res.writeHead(500).end());
+	const { id } = await subscribe(['enrollment.created']);
+	await WebhookEndpoint.update({ failingSince: new Date(Date.now() - 3 * 24 * 3_600_000 - 1000) }, { where: { id } });
+	await enroll();
+	await receiver.waitFor(1);
+	await sleep(500);
+	const reply = await call(server, `/api/v1/webhook_endpoints/${id}`, { key: hooksKey });
+	expect(reply.body.status).toBe('disabled');
+	await enroll();
+	await sleep(RETRY_BASE_MS * 4);
+	expect(receiver.received).toHaveLength(1);
+});
+
+test('a success ends a run of failures', async () => {
+	const { id } = await subscribe(['enrollment.created']);
+	await WebhookEndpoint.update({ failingSince: new Date(Date.now() - 3_600_000) }, { where: { id } });
+	await enroll();
+	await receiver.waitFor(1);
+	await sleep(300);
+	expect((await WebhookEndpoint.findByPk(id))!.failingSince).toBeNull();
+});
+
+test('retry schedule: about 1 min, 5 min, 30 min, 2 h, 8 h, 24 h, then failed', () => {
+	const now = new Date(0);
+	const delays = [1, 2, 3, 4, 5, 6, 7].map((attempts) => nextAttemptAfter(attempts, 60_000, now)?.getTime());
+	expect(delays).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000, undefined]);
+});
