@@ -8,6 +8,7 @@ import { registerOrgs } from './orgs';
 import { registerSeed } from './seed';
 import { registerStart } from './start';
 import { registerUsers } from './users';
+import { registerWebhooks } from './webhooks';
 
 /** SPEC §8's command line, one file per command group. */
 export function buildProgram(): Command {
@@ -26,5 +27,6 @@ export function buildProgram(): Command {
 	registerKeys(program);
 	registerEnrollments(program);
 	registerDemo(program);
+	registerWebhooks(program);
 	return program;
 }

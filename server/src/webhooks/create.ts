@@ -11,14 +11,17 @@ import { serializeEndpoint } from './serialize';
 import { createEndpoint, TooManyEndpointsError } from './service';
 import { WebhookUrlError } from './url-policy';
 
+// eslint-disable-next-line no-control-regex
+const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
+
 const bodySchema = Joi.object<{ url: string; events: string[]; description?: string }>({
-	url: Joi.string().max(2048).required(),
+	url: Joi.string().max(2048).pattern(NO_CONTROL_CHARACTERS, 'text without control characters').required(),
 	events: Joi.array()
 		.items(Joi.string().valid(ALL_EVENTS, ...WEBHOOK_EVENT_TYPES))
 		.min(1)
 		.required()
 		.messages({ 'array.min': 'events must list at least one event type, or "*"', 'array.base': 'events must be an array of event types' }),
-	description: Joi.string().max(500).allow(''),
+	description: Joi.string().max(500).pattern(NO_CONTROL_CHARACTERS, 'text without control characters').allow(''),
 })
 	.required()
 	.unknown(false);

@@ -1,0 +1,66 @@
+import { createPostgresDatabase, type TestDatabase } from '../helpers/database';
+import { startInstance, type Instance } from '../helpers/instances';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { api, freePairs, prepareDeployment } from '../helpers/webhook-deployment';
+
+/**
+ * Two `lms-server` processes on one PostgreSQL database both send webhooks: the lease
+ * (FOR UPDATE SKIP LOCKED) must make each attempt leave from one instance only. Three
+ * receivers; the third refuses the first attempt of every event, so retries race too.
+ */
+const EVENTS = 120;
+
+let database: TestDatabase;
+const instances: Instance[] = [];
+const receivers: Receiver[] = [];
+
+afterAll(async () => {
+	await Promise.all(instances.map((i) => i.stop()));
+	await Promise.all(receivers.map((r) => r.close()));
+	if (database) await database.remove();
+});
+
+test('each event is delivered once per endpoint, whichever instance sends it', async () => {
+	database = await createPostgresDatabase();
+	const { key } = await prepareDeployment(database.databaseUrl);
+	const env = {
+		DATABASE_URL: database.databaseUrl,
+		RATE_LIMIT_PER_MINUTE: '1000000',
+		WEBHOOK_ALLOW_PRIVATE: 'true',
+		WEBHOOK_RETRY_BASE_MS: '200',
+		// Both instances poll hard, so they compete for every row.
+		WEBHOOK_POLL_MS: '20',
+	};
+	instances.push(...(await Promise.all([startInstance(env), startInstance(env)])));
+	receivers.push(...(await Promise.all([startReceiver(), startReceiver(), startReceiver()])));
+	const refusedOnce = new Set<string>();
+	receivers[2].answer((request, res) => {
+		const id = String(request.headers['lms-event-id']);
+		if (refusedOnce.has(id)) return res.writeHead(200).end();
+		refusedOnce.add(id);
+		res.writeHead(500).end();
+	});
+	for (const receiver of receivers) {
+		const reply = await api(instances[0].url, key, '/api/v1/webhook_endpoints', { method: 'POST', body: { url: receiver.url, events: ['enrollment.created'] } });
+		expect(reply.status).toBe(201);
+	}
+
+	const pairs = (await freePairs(instances[0].url, key)).slice(0, EVENTS);
+	const created = await Promise.all(
+		pairs.map((pair, i) => api(instances[i % 2].url, key, '/api/v1/enrollments', { method: 'POST', body: pair })),
+	);
+	expect(created.map((r) => r.status)).toEqual(pairs.map(() => 201));
+	const enrollmentIds = created.map((r) => r.body.id as string).sort();
+
+	await Promise.all([receivers[0].waitFor(EVENTS, 30_000), receivers[1].waitFor(EVENTS, 30_000), receivers[2].waitFor(2 * EVENTS, 30_000)]);
+	await new Promise((resolve) => setTimeout(resolve, 1500));
+	for (const [index, receiver] of receivers.entries()) {
+		const perEvent = new Map<string, number>();
+		for (const r of receiver.received) perEvent.set(String(r.headers['lms-event-id']), (perEvent.get(String(r.headers['lms-event-id'])) ?? 0) + 1);
+		expect(perEvent.size).toBe(EVENTS);
+		// One attempt each; the third receiver saw exactly one refused attempt and one retry.
+		expect(new Set(perEvent.values())).toEqual(new Set([index === 2 ? 2 : 1]));
+		const objects = receiver.received.map((r) => JSON.parse(r.body).data.object.id as string);
+		expect([...new Set(objects)].sort()).toEqual(enrollmentIds);
+	}
+});
