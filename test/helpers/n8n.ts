@@ -126,7 +126,7 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
-function nodeTypesOf(types: Record<string, INodeType>): INodeTypes {
+export function nodeTypesOf(types: Record<string, INodeType>): INodeTypes {
 	return {
 		getByName: (name) => types[name],
 		getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(types[name], version),
@@ -138,7 +138,7 @@ function typeName(nodeType: INodeType): string {
 	return `${PACKAGE_NAME}.${nodeType.description.name}`;
 }
 
-function additionalDataFor(
+export function additionalDataFor(
 	credentials: LmsTestCredentials | undefined,
 	workflowData: IWorkflowBase,
 	mode: WorkflowExecuteMode,
@@ -168,7 +168,7 @@ function additionalDataFor(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-function nodeFor(nodeType: INodeType, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
+export function nodeFor(nodeType: INodeType, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
 	const version = nodeType.description.version;
 	return {
 		id: 'node-under-test',

@@ -120,6 +120,8 @@ export async function lmsApiRequest(this: LmsFunctions, request: LmsRequest): Pr
 			throw lmsApiError(this.getNode(), failure, { ...summary, attempts: attempt }, request.itemIndex);
 		}
 
+		// 204 No Content (a deleted webhook endpoint) is the one answer without a body.
+		if (response.statusCode === 204) return {};
 		// Every LMS answer is a JSON object; anything else means the Base URL leads elsewhere
 		// (a login page, another app), and n8n items must be objects anyway.
 		const body = response.body;

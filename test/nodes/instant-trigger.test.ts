@@ -1,0 +1,107 @@
+import { LmsInstantTrigger } from '../../nodes/LmsInstantTrigger/LmsInstantTrigger.node';
+import { signatureHeader } from '../../server/src/webhooks/signature';
+import { hostWebhookTrigger, type WebhookHost } from '../helpers/n8n-webhooks';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { api, freePairs } from '../helpers/webhook-deployment';
+
+/**
+ * LMS Instant Trigger through n8n-core's hook and webhook contexts, against the real server:
+ * activation subscribes it, the server's real signed deliveries start the workflow, anything
+ * unsigned, forged, stale or replayed is answered 401 without starting it, and deactivation
+ * removes the endpoint from the LMS.
+ */
+let server: TestServer;
+let key: string;
+let host: WebhookHost;
+
+beforeAll(async () => {
+	server = await startTestServer({
+		env: { RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_BASE_MS: '200' },
+	});
+	key = (await server.createKey('acme', ['manage:webhooks', 'read:users', 'read:courses', 'read:enrollments', 'write:enrollments'])).key;
+	host = await hostWebhookTrigger(new LmsInstantTrigger(), { events: ['enrollment.created'] }, { baseUrl: server.baseUrl, apiKey: key });
+});
+afterAll(async () => {
+	await host?.close();
+	await server?.stop();
+});
+
+const endpoints = async () => (await api(server.baseUrl, key, '/api/v1/webhook_endpoints')).body.data as Array<{ id: string; url: string; events: string[] }>;
+const until = async (check: () => boolean, ms = 5000) => {
+	const deadline = Date.now() + ms;
+	while (!check()) {
+		if (Date.now() > deadline) throw new Error('timed out');
+		await new Promise((resolve) => setTimeout(resolve, 25));
+	}
+};
+const post = (headers: Record<string, string>, body: string) =>
+	fetch(host.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+let pairs: Array<{ student_id: string; course_id: string }>;
+async function enroll(): Promise<string> {
+	pairs ??= await freePairs(server.baseUrl, key);
+	const reply = await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: pairs.shift() });
+	expect(reply.status).toBe(201);
+	return reply.body.id;
+}
+
+test('activation subscribes the node once; the secret stays in its static data', async () => {
+	await host.activate();
+	await host.activate();
+	const list = await endpoints();
+	expect(list).toEqual([expect.objectContaining({ url: host.webhookUrl, events: ['enrollment.created'] })]);
+	const data = host.staticData['node:LMS Instant Trigger'] as { webhookId: string; webhookSecret: string };
+	expect(data.webhookId).toBe(list[0].id);
+	expect(data.webhookSecret).toMatch(/^whsec_/);
+});
+
+test('a real delivery starts the workflow with the event object, its id and type', async () => {
+	const enrollmentId = await enroll();
+	await until(() => host.runs.length === 1);
+	const [item] = host.runs[0];
+	expect(item.json).toMatchObject({ id: enrollmentId, status: 'active', event_type: 'enrollment.created', event_id: expect.stringMatching(/^evt_/) });
+	expect(host.answers.at(-1)?.status).toBe(200);
+});
+
+describe('refused with 401, the workflow not started', () => {
+	const refused = async (headers: Record<string, string>, body: string) => {
+		const runs = host.runs.length;
+		const reply = await post(headers, body);
+		expect(reply.status).toBe(401);
+		expect(host.runs).toHaveLength(runs);
+		return (await reply.json()) as { message: string };
+	};
+	const real = () => host.received.find((r) => r.headers['lms-signature'])!;
+
+	test('unsigned', async () => {
+		expect((await refused({}, real().body)).message).toMatch(/not signed/);
+	});
+
+	test('forged: a body changed after signing, or signed with another secret', async () => {
+		const { headers, body } = real();
+		await refused({ 'lms-signature': headers['lms-signature'] }, body.replace('enrollment.created', 'enrollment.completed'));
+		await refused({ 'lms-signature': signatureHeader('whsec_not-the-secret', body) }, body);
+		await refused({ 'lms-signature': 't=1,v1=zz' }, body);
+	});
+
+	test('stale: signed by the server more than 5 minutes ago', async () => {
+		const { body } = real();
+		const secret = (host.staticData['node:LMS Instant Trigger'] as { webhookSecret: string }).webhookSecret;
+		const message = await refused({ 'lms-signature': signatureHeader(secret, body, new Date(Date.now() - 301_000)) }, body);
+		expect(message.message).toMatch(/5 minutes/);
+	});
+
+	test('replayed: the server\'s own request sent again', async () => {
+		const { headers, body } = real();
+		expect((await refused({ 'lms-signature': headers['lms-signature'] }, body)).message).toMatch(/replay/);
+	});
+});
+
+test('deactivation deletes the endpoint; nothing more arrives', async () => {
+	expect(await host.deactivate()).toBe(true);
+	expect(await endpoints()).toEqual([]);
+	const before = host.received.length;
+	await enroll();
+	await new Promise((resolve) => setTimeout(resolve, 800));
+	expect(host.received).toHaveLength(before);
+});
