@@ -9,6 +9,8 @@ import { pruneEvents } from '../../server/src/events/retention';
 import { eventRoutes } from '../../server/src/events/routes';
 import { openApiRoutes } from '../../server/src/openapi/route';
 import { userRoutes } from '../../server/src/users/routes';
+import { loadConfig } from '../../server/src/config';
+import { webhookRoutes } from '../../server/src/webhooks/routes';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { call, feedCaughtUp, startApiServer, type CallOptions, type Reply, type World } from './api-fixtures';
 
@@ -21,11 +23,13 @@ import { call, feedCaughtUp, startApiServer, type CallOptions, type Reply, type 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
 
+const hookRoutes = webhookRoutes({ config: loadConfig({}) });
 let server: TestServer;
 let world: World;
 let doc: Doc;
 let ajv: Ajv2020;
 const exercised = new Set<string>();
+let endpointId: string;
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
@@ -52,6 +56,10 @@ function responseSpec(template: string, method: string, status: number): { spec:
 async function check(method: string, template: string, path: string, options: CallOptions = {}, base: { baseUrl: string } = server): Promise<Reply> {
 	const reply = await call(base, path, { ...options, method });
 	const { spec, at } = responseSpec(template, method, reply.status);
+	if (reply.status === 204) {
+		expect([spec.content, reply.text]).toEqual([undefined, '']);
+		return reply;
+	}
 	const mediaType = (reply.headers.get('content-type') ?? '').split(';')[0];
 	expect(Object.keys(spec.content)).toContain(mediaType);
 	const validate = ajv.getSchema(`openapi.json#/${at}/content/${pointer(mediaType)}/schema`) ?? ajv.compile({ $ref: `openapi.json#/${at}/content/${pointer(mediaType)}/schema` });
@@ -65,7 +73,10 @@ async function check(method: string, template: string, path: string, options: Ca
 }
 
 beforeAll(async () => {
-	({ server, world } = await startApiServer());
+	({ server, world } = await startApiServer({ RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE: 'true' }));
+	endpointId = (
+		await call(server, '/api/v1/webhook_endpoints', { method: 'POST', key: world.keys.all, body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } })
+	).body.id;
 	const reply = await call(server, '/api/v1/openapi.json');
 	expect(reply.status).toBe(200);
 	doc = reply.body;
@@ -82,7 +93,7 @@ test('the document is OpenAPI 3.1 with bearer security, served without a key', (
 
 test('every route of the app is documented, with its methods, and nothing else is', () => {
 	const fromApp = new Set<string>();
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, openApiRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, hookRoutes, openApiRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const method of Object.keys(operations)) fromApp.add(`${method} /api/v1${path.replace(/:(\w+)/g, '{$1}')}`);
 		}
@@ -95,7 +106,7 @@ test('every route of the app is documented, with its methods, and nothing else i
 });
 
 test('each operation documents the scope the app enforces', () => {
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, hookRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const [method, operation] of Object.entries(operations)) {
 				const documented = doc.paths[`/api/v1${path.replace(/:(\w+)/g, '{$1}')}`][method];
@@ -116,6 +127,7 @@ describe('successful responses match the document', () => {
 		['/api/v1/enrollments', '/api/v1/enrollments?page=50'],
 		['/api/v1/certificates', '/api/v1/certificates?per_page=100'],
 		['/api/v1/openapi.json', '/api/v1/openapi.json'],
+		['/api/v1/webhook_endpoints', '/api/v1/webhook_endpoints'],
 	])('GET %s (%s)', async (template, path) => {
 		expect((await check('GET', template, path, { key: world.keys.all })).status).toBe(200);
 	});
@@ -127,6 +139,7 @@ describe('successful responses match the document', () => {
 		await check('GET', '/api/v1/enrollments/{id}', `/api/v1/enrollments/${world.enrollments[1].id}`, { key: world.keys.all });
 		await check('GET', '/api/v1/certificates/{id}', `/api/v1/certificates/${world.certificates[0].id}`, { key: world.keys.all });
 		await check('GET', '/api/v1/certificates/{id}', `/api/v1/certificates/${world.certificates[1].id}`, { key: world.keys.all });
+		await check('GET', '/api/v1/webhook_endpoints/{id}', `/api/v1/webhook_endpoints/${endpointId}`, { key: world.keys.all });
 	});
 
 	test('every documented filter is accepted by the app', async () => {
@@ -184,6 +197,7 @@ describe('error responses match the document', () => {
 			'/api/v1/enrollments/{id}': world.enrollments[0].id,
 			'/api/v1/certificates/{id}': world.certificates[0].id,
 			'/api/v1/events/{id}': (await call(server, '/api/v1/events?limit=1', { key: world.keys.all })).body.data[0].id,
+			'/api/v1/webhook_endpoints/{id}': endpointId,
 		} as Record<string, string>;
 		for (const template of Object.keys(doc.paths)) {
 			if (template.endsWith('openapi.json')) continue;
@@ -191,7 +205,7 @@ describe('error responses match the document', () => {
 			await check('GET', template, path);
 			await check('GET', template, path, { key: 'lms_nope' });
 			await check('GET', template, path, { key: world.keys.initech });
-			await check('DELETE', template, path, { key: world.keys.all });
+			await check('PUT', template, path, { key: world.keys.all });
 			if (template.endsWith('{id}')) {
 				await check('GET', template, template.replace('{id}', 'x_unknown'), { key: world.keys.all });
 			} else {
@@ -245,6 +259,25 @@ describe('error responses match the document', () => {
 		expect(await pruneEvents(30)).toBe(1);
 		expect((await check('GET', '/api/v1/events', `/api/v1/events?after=${first.id}`, { key: world.keys.all })).status).toBe(410);
 		expect((await check('GET', '/api/v1/events', '/api/v1/events?type=user.created', { key: world.keys.readEnrollments })).status).toBe(403);
+	});
+
+	test('every webhook endpoint outcome', async () => {
+		const post = (body: unknown, headers?: Record<string, string>, key = world.keys.all) =>
+			check('POST', '/api/v1/webhook_endpoints', '/api/v1/webhook_endpoints', { key, body, headers });
+		expect((await post({ url: 'http://127.0.0.1:9/a', events: ['user.created'] })).status).toBe(201);
+		expect((await post({ url: 'http://127.0.0.1:9/a', events: ['nope'] })).status).toBe(400);
+		expect((await post('{oops')).status).toBe(400);
+		expect((await post('x'.repeat(20_000))).status).toBe(413);
+		expect((await post('{}', { 'content-type': 'text/plain' })).status).toBe(415);
+		expect((await post({ url: 'http://169.254.169.254/', events: ['*'] })).status).toBe(422);
+		expect((await post({}, {}, world.keys.readUsers)).status).toBe(403);
+		expect((await post({}, {}, world.keys.globex.slice(0, -1))).status).toBe(401);
+		const gone = (await post({ url: 'http://127.0.0.1:9/b', events: ['*'] })).body.id;
+		const del = (key = world.keys.all) => check('DELETE', '/api/v1/webhook_endpoints/{id}', `/api/v1/webhook_endpoints/${gone}`, { key });
+		expect((await del(world.keys.readUsers)).status).toBe(403);
+		expect((await del('lms_nope')).status).toBe(401);
+		expect((await del()).status).toBe(204);
+		expect((await del()).status).toBe(404);
 	});
 
 	test('500', async () => {

@@ -6,6 +6,7 @@ import { EVENT_TYPES, TYPE_PREFIXES } from '../events/types';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../http/list';
 import { ROLES } from '../users/model';
 import * as schemas from './schemas';
+import * as webhooks from './webhooks';
 
 /** The OpenAPI 3.1 description served at /api/v1/openapi.json. */
 
@@ -128,6 +129,47 @@ function getOperation(operationId: string, summary: string, item: string, scope:
 		},
 	};
 }
+
+const webhookEndpointId = [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: ID_PATTERNS.webhookEndpoint.source } }];
+
+const webhookEndpoints = {
+	...listOperation('listWebhookEndpoints', 'List webhook endpoints', 'WebhookEndpoint', 'manage:webhooks', []),
+	post: {
+		operationId: 'createWebhookEndpoint',
+		summary: 'Create a webhook endpoint',
+		description: webhooks.createDescription,
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		requestBody: { required: true, content: { 'application/json': { schema: webhooks.createBody } } },
+		responses: {
+			'201': ok('The new endpoint, with its secret (this once).', ref('NewWebhookEndpoint'), {
+				Location: { description: '/api/v1/webhook_endpoints/{id}', required: true, schema: { type: 'string' } },
+			}),
+			'400': problem('Malformed JSON, or a missing, mistyped or unknown field, or an unknown event type.', 400, ['invalid_request', 'malformed_json']),
+			'413': problem('The body is over 16 KiB.', 413, ['payload_too_large']),
+			'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
+			'422': problem('The URL is refused, or the organization already has 20 endpoints.', 422, ['invalid_webhook_url', 'too_many_endpoints']),
+			...commonErrors,
+		},
+	},
+};
+
+const webhookEndpoint = {
+	...getOperation('getWebhookEndpoint', 'Retrieve a webhook endpoint', 'WebhookEndpoint', 'manage:webhooks', ID_PATTERNS.webhookEndpoint),
+	delete: {
+		operationId: 'deleteWebhookEndpoint',
+		summary: 'Delete a webhook endpoint',
+		description: 'Nothing more is sent to it, pending retries included. Needs `manage:webhooks`.',
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		parameters: webhookEndpointId,
+		responses: {
+			'204': { description: 'Deleted.', headers: { ...requestIdHeader } },
+			'404': { $ref: '#/components/responses/NotFound' },
+			...commonErrors,
+		},
+	},
+};
 
 const createEnrollment = {
 	operationId: 'createEnrollment',
@@ -260,7 +302,7 @@ export function openApiDocument() {
 			title: 'LMS REST API',
 			version: '1.0.0',
 			description:
-				'Read users, courses, enrollments and certificates of one organization, create and change enrollments, and read the event feed. Enterprise plan only. ' +
+				'Read users, courses, enrollments and certificates of one organization, create and change enrollments, read the event feed, and subscribe webhook endpoints. Enterprise plan only. ' +
 				`Every request is limited per client IP (shared with the whole platform). Scopes: ${SCOPES.join(', ')}.`,
 		},
 		paths: {
@@ -280,6 +322,8 @@ export function openApiDocument() {
 			'/api/v1/certificates/{id}': getOperation('getCertificate', 'Retrieve a certificate', 'Certificate', 'read:enrollments', ID_PATTERNS.certificate),
 			'/api/v1/events': { get: listEvents },
 			'/api/v1/events/{id}': { get: getEvent },
+			'/api/v1/webhook_endpoints': webhookEndpoints,
+			'/api/v1/webhook_endpoints/{id}': webhookEndpoint,
 			'/api/v1/openapi.json': {
 				get: {
 					operationId: 'getOpenApiDocument',
@@ -324,6 +368,9 @@ export function openApiDocument() {
 				CertificateList: schemas.listOf('Certificate'),
 				Event: schemas.Event,
 				EventList: schemas.EventList,
+				WebhookEndpoint: webhooks.WebhookEndpoint,
+				NewWebhookEndpoint: webhooks.NewWebhookEndpoint,
+				WebhookEndpointList: schemas.listOf('WebhookEndpoint'),
 				Pagination: schemas.Pagination,
 				FieldError: schemas.FieldError,
 				Problem: schemas.Problem,
@@ -336,6 +383,7 @@ export function openApiDocument() {
 			{ name: 'Enrollment', description: 'Enrollments and their creation.' },
 			{ name: 'Certificate', description: 'Covered by the read:enrollments scope.' },
 			{ name: 'Event', description: 'The feed of what happened: read by cursor.' },
+			{ name: 'WebhookEndpoint', description: 'Where the LMS posts events (SPEC §12); the manage:webhooks scope.' },
 			{ name: 'Meta' },
 		],
 	};

@@ -1,0 +1,49 @@
+import { ID_PATTERNS } from '../common/id-shapes';
+import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../webhooks/event-types';
+import { MAX_ENDPOINTS } from '../webhooks/service';
+
+/** The webhook endpoint schemas (SPEC §12), checked against real answers like the others. */
+
+const timestamp = { type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' };
+const eventTypes = { type: 'array', minItems: 1, items: { type: 'string', enum: [ALL_EVENTS, ...WEBHOOK_EVENT_TYPES] } };
+
+const endpointProperties = {
+	id: { type: 'string', pattern: ID_PATTERNS.webhookEndpoint.source, examples: ['whe_3Kp9Xq2LmZ8cRt4V'] },
+	url: { type: 'string', format: 'uri', description: 'Where events are posted (http or https, a public address).' },
+	events: { ...eventTypes, description: 'The event types sent to it, or `["*"]` for all.' },
+	description: { type: ['string', 'null'] },
+	status: { type: 'string', enum: ['enabled', 'disabled'], description: '`disabled` after 3 days of failed deliveries in a row.' },
+	created_at: timestamp,
+};
+
+export const WebhookEndpoint = {
+	type: 'object',
+	description: 'Where the LMS posts events, signed with the endpoint\'s secret (LMS-Signature).',
+	additionalProperties: false,
+	required: Object.keys(endpointProperties),
+	properties: endpointProperties,
+};
+
+export const NewWebhookEndpoint = {
+	type: 'object',
+	description: 'A new endpoint: the only answer that carries its signing secret.',
+	additionalProperties: false,
+	required: [...Object.keys(endpointProperties), 'secret'],
+	properties: { ...endpointProperties, secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9]{32}$', description: 'Shown once. Verify `LMS-Signature` with it.' } },
+};
+
+export const createBody = {
+	type: 'object',
+	additionalProperties: false,
+	required: ['url', 'events'],
+	properties: {
+		url: { type: 'string', maxLength: 2048 },
+		events: eventTypes,
+		description: { type: 'string', maxLength: 500 },
+	},
+};
+
+export const createDescription =
+	`Subscribes a URL to events. The answer carries the signing secret (\`whsec_…\`), shown this once. At most ${MAX_ENDPOINTS} endpoints per organization. ` +
+	'The URL must be http or https and resolve to a public address (private and loopback too when the server sets WEBHOOK_ALLOW_PRIVATE=true); ' +
+	'link-local and unspecified addresses are always refused. Needs `manage:webhooks`.';
