@@ -4,6 +4,7 @@ import { csrfSync } from 'csrf-sync';
 
 import type { AppDeps } from '../http/deps';
 import { apiKeyPages } from './api-keys-pages';
+import { webhookPages } from './webhooks-pages';
 import { errorPage, notFoundPage } from './errors';
 import { OneTimeKeyBox } from './one-time-key';
 import { sessionMiddleware } from './session';
@@ -67,6 +68,7 @@ export function createSettingsRouter(deps: AppDeps): Router {
 	router.use(signInRoutes(views));
 	router.get('/settings', requireSignIn, (req, res) => views.render(req, res, 'settings.njk'));
 	router.use(apiKeyPages(views, oneTimeKeys));
+	router.use(webhookPages(views));
 
 	router.use(PAGE_PATHS, notFoundPage(views));
 	router.use(PAGE_PATHS, errorPage(views, deps.logger));
