@@ -6,7 +6,7 @@ import { literal, QueryTypes, type Sequelize, type Transaction } from 'sequelize
 import type { WebhookConfig } from '../config';
 import { writeTransaction } from '../db/write-transaction';
 import { storedDate } from '../events/record';
-import { serializeEvent, type EventRow } from '../events/feed';
+import { eventJson, type EventRow } from '../events/feed';
 import { WebhookDelivery, WebhookEndpoint } from './model';
 import { DISABLE_AFTER_MS, nextAttemptAfter } from './schedule';
 import { send, type SendResult } from './send';
@@ -152,7 +152,8 @@ export class DeliveryWorker {
 			const target = await checkWebhookUrl(endpoint.url, this.config.allowPrivate);
 			// Too close to the lease's end to finish within it: leave the attempt to the next claim.
 			if (Date.now() + this.config.timeoutMs + 1_000 > leaseUntil.getTime()) return;
-			const body = JSON.stringify(serializeEvent(event));
+			// The same bytes the feed serves for this event.
+			const body = eventJson(event);
 			result = await send(
 				target,
 				{
