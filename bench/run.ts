@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory  events
+ *   api-overhead  scale  return-all  memory  events  webhooks
  */
 import { apiOverhead } from './api-overhead';
 import { eventsBench } from './events';
@@ -8,6 +8,7 @@ import { machineInfo } from './lib';
 import { memory } from './memory';
 import { returnAllBench } from './return-all';
 import { scale } from './scale';
+import { webhooksBench } from './webhooks';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
 	'api-overhead': apiOverhead,
@@ -15,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	'return-all': returnAllBench,
 	memory,
 	events: eventsBench,
+	webhooks: webhooksBench,
 };
 
 async function main(): Promise<void> {
