@@ -45,6 +45,9 @@ const CLAIM: Record<'postgres' | 'sqlite', string> = {
 		ORDER BY next_attempt_at LIMIT $2`,
 };
 
+const DUE = `SELECT 1 AS due FROM webhook_deliveries
+	WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1) LIMIT 1`;
+
 /**
  * Sends due deliveries, on every instance of the server. A delivery row is the whole state of
  * its retries, so a restart or a crash loses nothing: a lease left by a dead instance expires
@@ -110,6 +113,9 @@ export class DeliveryWorker {
 			const leaseUntil = new Date(now.getTime() + this.leaseMs);
 			const dialect = this.sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
 			const bind = [storedDate(this.sequelize, leaseUntil), token, storedDate(this.sequelize, now), BATCH];
+			// A read first: an idle poll then takes no write lock (SQLite) and locks no rows.
+			const [due] = await this.sequelize.query(DUE, { bind: [bind[2]], type: QueryTypes.SELECT });
+			if (!due) return;
 			const claimed = await this.write(async (transaction) => {
 				if (dialect === 'postgres') return this.sequelize.query<Claimed>(CLAIM.postgres, { bind, type: QueryTypes.SELECT, transaction });
 				// Sequelize reads no rows back from an UPDATE on SQLite: select, update, read.
