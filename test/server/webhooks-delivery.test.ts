@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 
 import { createKey } from '../../server/src/api-keys/service';
 import { User, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
+import { pruneDeliveries } from '../../server/src/webhooks/retention';
 import { nextAttemptAfter } from '../../server/src/webhooks/schedule';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import type { TestServer } from '../helpers/server';
@@ -180,4 +181,14 @@ test('retry schedule: about 1 min, 5 min, 30 min, 2 h, 8 h, 24 h, then failed', 
 	const now = new Date(0);
 	const delays = [1, 2, 3, 4, 5, 6, 7].map((attempts) => nextAttemptAfter(attempts, 60_000, now)?.getTime());
 	expect(delays).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000, undefined]);
+});
+
+test('retention removes finished deliveries older than the event retention, never pending ones', async () => {
+	const { id } = await subscribe(['enrollment.created']);
+	const old = new Date(Date.now() - 31 * 24 * 3_600_000);
+	const row = (status: 'delivered' | 'failed' | 'pending', n: number) =>
+		WebhookDelivery.create({ organizationId: world.acme.id, endpointId: id, eventId: `evt_old${n}`, eventType: 'enrollment.created', status, nextAttemptAt: new Date(Date.now() + 3_600_000), createdAt: old });
+	await Promise.all([row('delivered', 1), row('failed', 2), row('pending', 3)]);
+	expect(await pruneDeliveries(30)).toBe(2);
+	expect((await WebhookDelivery.findAll({ where: { endpointId: id } })).map((d) => d.status)).toEqual(['pending']);
 });

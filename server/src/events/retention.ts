@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { Event } from './model';
 import { storedDate } from './record';
 import { writeTransaction } from '../db/write-transaction';
+import { pruneDeliveries } from '../webhooks/retention';
 
 const DAY_MS = 24 * 3_600_000;
 /** Small batches keep each delete short (on SQLite it holds the one write lock). */
@@ -51,7 +52,10 @@ export function schedulePruning(
 ): { stop(): Promise<void> } {
 	let running: Promise<unknown> = Promise.resolve();
 	const run = () => {
-		running = pruneEvents(retentionDays).catch(onError);
+		// Webhook deliveries of removed events go with them (webhooks/retention.ts).
+		running = pruneEvents(retentionDays)
+			.then(() => pruneDeliveries(retentionDays))
+			.catch(onError);
 	};
 	run();
 	const timer = setInterval(run, PRUNE_EVERY_MS);
