@@ -1,5 +1,7 @@
 import Joi from 'joi';
 
+import { parseTrustProxy, TrustProxyError } from './http/trust-proxy';
+
 /** Everything the server reads from the environment, validated once at start-up. */
 export interface Config {
 	port: number;
@@ -9,7 +11,12 @@ export interface Config {
 	redisUrl: string | undefined;
 	/** Key prefix of the per-IP counters in Redis: separates deployments that share one Redis. */
 	rateLimitRedisPrefix: string;
-	trustProxy: string | number | false;
+	/** Express's `trust proxy`: false, or the proxies' addresses/ranges (never everyone). */
+	trustProxy: string | false;
+	/** A request's headers must arrive within this (SPEC §14: 10 s). */
+	headersTimeoutMs: number;
+	/** A whole request, body included, must arrive within this (SPEC §14: 30 s). */
+	requestTimeoutMs: number;
 	rateLimitPerMinute: number;
 	rateLimitWindowMs: number;
 	logLevel: string;
@@ -59,6 +66,9 @@ const schema = Joi.object({
 	RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000_000).default(100),
 	// Tests shorten the window so a 429 clears in seconds; operators leave it at one minute.
 	RATE_LIMIT_WINDOW_MS: Joi.number().integer().min(1000).max(3_600_000).default(60_000),
+	// SPEC §14's limits on slow clients. Tests shorten them; operators have no reason to.
+	HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
+	REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(30_000),
 	LOG_LEVEL: Joi.string()
 		.valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent')
 		.default('info'),
@@ -78,20 +88,13 @@ const schema = Joi.object({
 		.messages(Object.fromEntries(['number.base', 'number.integer', 'number.min', 'number.max', 'number.unsafe', 'number.infinity'].map((k) => [k, 'must be a whole number of days from 1 to 36500 (default 30)']))),
 }).unknown(true);
 
-/**
- * `TRUST_PROXY` follows Express's `trust proxy` setting, except that "true" (trust every hop,
- * which lets any client choose its IP through X-Forwarded-For) is refused.
- */
-function parseTrustProxy(value: string | undefined): string | number | false {
-	if (value === undefined || value === 'false' || value === '0') return false;
-	if (value === 'true' || value === '*') {
-		throw new ConfigError(
-			'TRUST_PROXY',
-			'"true" would let any client pick its IP; give a hop count or the proxy addresses',
-		);
+function trustProxyOf(value: string | undefined): string | false {
+	try {
+		return parseTrustProxy(value);
+	} catch (err) {
+		if (err instanceof TrustProxyError) throw new ConfigError('TRUST_PROXY', err.message);
+		throw err;
 	}
-	if (/^\d+$/.test(value)) return Number(value);
-	return value;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -111,7 +114,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		databasePoolMax: value.DATABASE_POOL_MAX,
 		redisUrl: value.REDIS_URL,
 		rateLimitRedisPrefix: value.RATE_LIMIT_REDIS_PREFIX,
-		trustProxy: parseTrustProxy(value.TRUST_PROXY),
+		trustProxy: trustProxyOf(value.TRUST_PROXY),
+		// Headers are part of the request: a shorter request limit caps both (Node requires it).
+		headersTimeoutMs: Math.min(value.HEADERS_TIMEOUT_MS, value.REQUEST_TIMEOUT_MS),
+		requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
 		rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
 		rateLimitWindowMs: value.RATE_LIMIT_WINDOW_MS,
 		logLevel: value.LOG_LEVEL,

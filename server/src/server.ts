@@ -1,5 +1,6 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { RequestListener } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -27,6 +28,8 @@ export interface RunningServer {
 	url: string;
 	port: number;
 	sequelize: Sequelize;
+	/** The listening socket's server, with the timeouts below applied. */
+	httpServer: Server;
 	/** Stops accepting, lets in-flight requests finish, then releases the database and Redis. */
 	close(): Promise<void>;
 }
@@ -34,6 +37,28 @@ export interface RunningServer {
 function originOf(host: string, port: number): string {
 	const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 	return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+/**
+ * The one place that bounds how long a client may hold a connection (SPEC §14): its headers
+ * within HEADERS_TIMEOUT_MS (10 s), the whole request within REQUEST_TIMEOUT_MS (30 s), both
+ * answered 408 and closed; an idle keep-alive connection closes after 5 s; a socket that sends
+ * nothing at all (half-open) closes once it has been silent for the request limit. Node checks
+ * the first two on a timer, so the timer runs often enough for the limits to hold to within a
+ * second rather than its default 30 s.
+ */
+export function listeningServer(app: RequestListener, config: Config): Server {
+	const server = createServer(
+		{ connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headersTimeoutMs / 4)) },
+		app,
+	);
+	server.headersTimeout = config.headersTimeoutMs;
+	server.requestTimeout = config.requestTimeoutMs;
+	server.keepAliveTimeout = Math.min(5000, config.headersTimeoutMs);
+	server.timeout = config.requestTimeoutMs;
+	// A socket silent for the whole request limit is destroyed (the default only emits 'timeout').
+	server.on('timeout', (socket: Socket) => socket.destroy());
+	return server;
 }
 
 /** The network half of the server: database, migrations, the app, a listening socket. */
@@ -50,7 +75,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 		logger.warn({ store: limitStore.kind, error: String(err) }, 'rate-limit store unreachable at start-up');
 	});
 
-	const server = createServer(app);
+	const server = listeningServer(app, config);
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
 		server.listen(config.port, config.host, () => {
@@ -85,5 +110,5 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 		return closing;
 	};
 
-	return { url: originOf(config.host, port), port, sequelize, close };
+	return { url: originOf(config.host, port), port, sequelize, httpServer: server, close };
 }

@@ -8,7 +8,7 @@ let server: TestServer;
 
 beforeAll(async () => {
 	// One trusted proxy in front, which terminates HTTPS and says so in X-Forwarded-Proto.
-	server = await startTestServer({ seed: false, env: { TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '100000' } });
+	server = await startTestServer({ seed: false, env: { TRUST_PROXY: 'loopback', RATE_LIMIT_PER_MINUTE: '100000' } });
 }, 60_000);
 
 afterAll(async () => {

@@ -60,6 +60,13 @@ describe('lms-server errors', () => {
 		}
 	});
 
+	it.each([['0.0.0.0/0'], ['::/0'], ['1000000'], ['1'], ['0.0.0.0/1,128.0.0.0/1'], ['not-an-address']])(
+		'start refuses TRUST_PROXY=%s with one line naming the variable',
+		async (value) => {
+			expectOneLineError(await cli(['start'], { TRUST_PROXY: value, PORT: '0' }), /^lms-server: invalid configuration: TRUST_PROXY: /);
+		},
+	);
+
 	it('usage errors exit 2 with one line', async () => {
 		expectOneLineError(await cli(['bogus']), /unknown command 'bogus'/, 2);
 		expectOneLineError(await cli(['keys', 'list']), /required option '--org <slug>' not specified/, 2);
