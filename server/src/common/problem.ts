@@ -44,6 +44,15 @@ export class Problem extends Error {
 export const PROBLEM_TYPE_BASE = 'https://lms.example/problems/';
 
 const REALM = 'Bearer realm="lms"';
+
+/** How much of a bad request an invalid_request answer repeats back. */
+const MAX_ERRORS_SHOWN = 10;
+const MAX_ECHOED_CHARS = 64;
+
+/** Long client-supplied text shortened to its start, marked with an ellipsis. */
+export function clip(text: string, max = MAX_ECHOED_CHARS): string {
+	return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 const INVALID_TOKEN = `${REALM}, error="invalid_token"`;
 
 /** The catalogue: one constructor per stable code, so wording and headers live in one place. */
@@ -122,16 +131,20 @@ export const problems = {
 			detail: `This path accepts ${allow.join(', ')} only.`,
 			headers: { Allow: allow.join(', ') },
 		}),
-	invalidRequest: (errors: FieldError[]) =>
-		new Problem({
+	invalidRequest: (all: FieldError[]) => {
+		// The answer names what the client sent; bounded, so a huge bad query is not echoed back huge.
+		const errors = all.slice(0, MAX_ERRORS_SHOWN).map((e) => ({ ...e, param: clip(e.param), message: clip(e.message, 300) }));
+		const more = all.length - errors.length;
+		return new Problem({
 			status: 400,
 			code: 'invalid_request',
 			title: 'Invalid request',
-			detail: `The request has ${errors.length === 1 ? 'a problem' : `${errors.length} problems`}: ${errors
+			detail: `The request has ${all.length === 1 ? 'a problem' : `${all.length} problems`}: ${errors
 				.map((e) => e.message)
-				.join(' ')}`,
+				.join(' ')}${more > 0 ? ` (and ${more} more, not listed)` : ''}`,
 			errors,
-		}),
+		});
+	},
 	malformedJson: () =>
 		new Problem({
 			status: 400,

@@ -13,6 +13,12 @@ import { mountRoutes } from './routes';
 /** Everything under /api/v1, assembled from each component's route table. */
 export function apiRouter(deps: Pick<AppDeps, 'config'>): Router {
 	const router = Router();
+	// Answers hold an organization's records: no browser or proxy cache may keep a copy.
+	// (Errors set it themselves in sendProblem, whichever router they come from.)
+	router.use((_req, res, next) => {
+		res.setHeader('Cache-Control', 'no-store');
+		next();
+	});
 	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, webhookRoutes(deps), openApiRoutes]) {
 		mountRoutes(router, table);
 	}

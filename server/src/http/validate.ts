@@ -1,7 +1,7 @@
 import Joi from 'joi';
 
 import { ID_PATTERNS, type IdKind } from '../common/id-shapes';
-import { problems, type FieldError } from '../common/problem';
+import { clip, problems, type FieldError } from '../common/problem';
 
 /**
  * Joi does the checking; this module turns its findings into the API's `errors[]` entries
@@ -42,11 +42,7 @@ function entryCode(detail: Joi.ValidationErrorItem, where: Location): string {
 
 function entryMessage(detail: Joi.ValidationErrorItem, where: Location, allowed: string[]): string {
 	const name = String(detail.context?.key ?? detail.path.join('.'));
-	if (detail.type === 'object.unknown') {
-		return where === 'query'
-			? `Unknown query parameter ${name}: this endpoint accepts ${allowed.join(', ')}.`
-			: `Unknown field ${name}: send only ${allowed.join(' and ')}.`;
-	}
+	if (detail.type === 'object.unknown') return unknownEntry(name, where, allowed).message;
 	return detail.message.endsWith('.') ? detail.message : `${detail.message}.`;
 }
 
@@ -70,25 +66,39 @@ function keysOf(schema: Joi.ObjectSchema): string[] {
 	return keys;
 }
 
+/**
+ * Names that JavaScript objects treat specially (`__proto__`, `constructor`, `prototype`, and
+ * every other member of Object.prototype such as `toString`). Express's query parser and
+ * JSON.parse both produce them as own keys, and Joi's copy of the input quietly drops
+ * `__proto__`, so they are taken out here and refused by name, like any other unknown parameter.
+ */
+const isReservedName = (name: string) => name === 'prototype' || name in Object.prototype;
+
+function withoutReservedNames(value: unknown, allowed: string[]): { rest: unknown; reserved: string[] } {
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) return { rest: value, reserved: [] };
+	const refused = (name: string) => isReservedName(name) && !allowed.includes(name);
+	const entries = Object.entries(value);
+	const reserved = entries.map(([k]) => k).filter(refused);
+	if (reserved.length === 0) return { rest: value, reserved };
+	return { rest: Object.fromEntries(entries.filter(([k]) => !refused(k))), reserved };
+}
+
+function unknownEntry(name: string, where: Location, allowed: string[]): FieldError {
+	return {
+		param: name,
+		code: where === 'query' ? 'unknown_parameter' : 'unknown_field',
+		message:
+			where === 'query'
+				? `Unknown query parameter ${clip(name)}: this endpoint accepts ${allowed.join(', ')}.`
+				: `Unknown field ${clip(name)}: send only ${allowed.join(' and ')}.`,
+	};
+}
+
 function check<T>(schema: Joi.ObjectSchema<T>, value: unknown, where: Location, preErrors: FieldError[] = []): T {
 	const allowed = keysOf(schema);
-	// Joi passes own keys named like Object.prototype's members (`__proto__`, `constructor`):
-	// they are unknown like any other, and must never reach the code.
-	if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-		const odd = Object.keys(value).filter((k) => !allowed.includes(k) && k in Object.prototype);
-		if (odd.length > 0) {
-			const param = odd[0];
-			throw problems.invalidRequest([
-				...preErrors,
-				{
-					param,
-					code: where === 'query' ? 'unknown_parameter' : 'unknown_field',
-					message: entryMessage({ type: 'object.unknown', context: { key: param }, path: [param], message: '' }, where, allowed),
-				},
-			]);
-		}
-	}
-	const { value: parsed, error } = schema.validate(value, {
+	const { rest, reserved } = withoutReservedNames(value, allowed);
+	preErrors = [...preErrors, ...reserved.map((name) => unknownEntry(name, where, allowed))];
+	const { value: parsed, error } = schema.validate(rest, {
 		abortEarly: false,
 		convert: true,
 		messages: MESSAGES,
@@ -115,7 +125,7 @@ export function parseQuery<T>(schema: Joi.ObjectSchema<T>, query: Record<string,
 	const preErrors = repeated.map((param) => ({
 		param,
 		code: 'repeated_parameter',
-		message: `Give ${param} once; it appears more than once in the query string.`,
+		message: `Give ${clip(param)} once; it appears more than once in the query string.`,
 	}));
 	return check(schema, single, 'query', preErrors);
 }
