@@ -269,6 +269,26 @@ describe('a Super Admin of an Enterprise organization manages keys', () => {
 		await expect(rowOf(page, 'No scopes').count()).resolves.toBe(0);
 	});
 
+	test('a label with control characters is refused, and the form says why', async () => {
+		// Typed into the page (a pasted escape sequence), then posted as a script would (a NUL byte).
+		await createKeyOnPage(page, 'Tab\there', ['read:users']);
+		expect(new URL(page.url()).pathname).toBe('/settings/api-keys');
+		await expect(page.locator('#form-error').textContent()).resolves.toContain('The label contains control characters');
+		await expect(rowOf(page, 'Tab').count()).resolves.toBe(0);
+
+		const token = await page.locator('input[name="_csrf"]').first().inputValue();
+		for (const label of ['evil\u001b[2J', 'nul\u0000byte', 'bell\u0007']) {
+			const post = await context.request.post('/settings/api-keys', {
+				form: { label, scopes: 'read:users', _csrf: token },
+				maxRedirects: 0,
+			});
+			expect(post.status()).toBe(422);
+			expect(await post.text()).toContain('The label contains control characters');
+		}
+		await page.goto('/settings/api-keys');
+		for (const prefix of ['evil', 'nul', 'bell']) await expect(rowOf(page, prefix).count()).resolves.toBe(0);
+	});
+
 	test('a form POST without the CSRF token, or with a wrong one, is refused', async () => {
 		await page.goto('/settings/api-keys');
 		const keysBefore = await page.locator('#keys tbody tr').count();

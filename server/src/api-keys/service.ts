@@ -2,6 +2,7 @@ import { Op, QueryTypes, type Transaction } from 'sequelize';
 
 import { problems } from '../common/problem';
 import { RuleError } from '../common/rule-error';
+import { hasControlCharacters } from '../common/text';
 import { buildRows, selectList } from '../db/hot-path';
 import { Organization } from '../organizations/model';
 import { generateKey, hashKey, isWellFormedKey, maskKey } from './key-format';
@@ -52,6 +53,12 @@ export function normaliseLabel(label: unknown): string {
 	const trimmed = typeof label === 'string' ? label.trim() : '';
 	if (trimmed.length < 1 || trimmed.length > 100) {
 		throw new KeyRuleError('invalid_label', 'Give the key a label of 1 to 100 characters.');
+	}
+	if (hasControlCharacters(trimmed)) {
+		throw new KeyRuleError(
+			'invalid_label',
+			'The label contains control characters (such as escape, tab or newline); give it as plain text.',
+		);
 	}
 	return trimmed;
 }

@@ -4,6 +4,7 @@ import { ConnectionError } from 'sequelize';
 import { Problem } from '../common/problem';
 import { RuleError } from '../common/rule-error';
 import { ConfigError } from '../config';
+import { escapeControlCharacters } from '../common/text';
 import { scrubSecrets } from '../http/logging';
 import { CliError } from './output';
 
@@ -23,6 +24,7 @@ export function reportError(err: unknown): number {
 			: USAGE_EXIT;
 	}
 	let line: string;
+	let stack = '';
 	if (err instanceof ConfigError) line = `invalid configuration: ${err.message}`;
 	else if (err instanceof RuleError || err instanceof CliError) line = err.message;
 	// The same rules as the API (e.g. an invalid enrollment transition), in the API's words.
@@ -32,9 +34,11 @@ export function reportError(err: unknown): number {
 	else {
 		line = `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
 		if (['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '') && err instanceof Error && err.stack) {
-			line += `\n${err.stack}`;
+			stack = `\n${err.stack}`;
 		}
 	}
+	// Messages may quote what is stored (a key's label): never let it drive the terminal.
+	line = escapeControlCharacters(line) + stack;
 	process.stderr.write(`lms-server: ${scrubSecrets(line)}\n`);
 	return FAILURE_EXIT;
 }

@@ -1,3 +1,5 @@
+import { escapeControlCharacters } from '../common/text';
+
 /** A mistake the operator can fix; printed as one line, never with a stack. */
 export class CliError extends Error {
 	constructor(message: string) {
@@ -6,13 +8,25 @@ export class CliError extends Error {
 	}
 }
 
-/** `--json` output: exactly one document on stdout, so `| jq` always works. */
+/**
+ * `--json` output: exactly one document on stdout, so `| jq` always works. JSON.stringify
+ * escapes C0 controls but leaves DEL, the C1 controls and bidi overrides raw; they can only sit
+ * inside strings, where the \u form means the same.
+ */
 export function printJson(document: unknown): void {
-	process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+	const text = JSON.stringify(document, null, 2).replace(
+		/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu,
+		(c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+	);
+	process.stdout.write(`${text}\n`);
 }
 
+/**
+ * Lines for a person at a terminal. Labels and names may hold control characters written before
+ * they were refused (ESC sequences can clear or retitle a terminal): each is shown escaped.
+ */
 export function printLines(...lines: string[]): void {
-	process.stdout.write(`${lines.join('\n')}\n`);
+	process.stdout.write(`${lines.map(escapeControlCharacters).join('\n')}\n`);
 }
 
 /** A plain aligned table; the last column is not padded so lines carry no trailing spaces. */

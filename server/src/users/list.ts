@@ -1,6 +1,7 @@
 import Joi from 'joi';
 
 import { listEndpoint } from '../http/list';
+import { EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress } from './email';
 import { ROLES, User } from './model';
 import { serializeUser } from './serialize';
 
@@ -8,7 +9,10 @@ import { serializeUser } from './serialize';
 export const listUsers = listEndpoint<User, { email: string; role: string }>({
 	model: User,
 	filters: {
-		email: Joi.string().max(254).email({ tlds: { allow: false }, minDomainSegments: 1 }),
+		email: Joi.string()
+			.max(EMAIL_MAX_LENGTH)
+			.custom((value: string, helpers) => (isEmailAddress(value) ? value : helpers.error('string.email')))
+			.messages({ 'string.email': `{{#label}} must be ${EMAIL_RULE}`, 'string.max': `{{#label}} must be ${EMAIL_RULE}` }),
 		role: Joi.string().valid(...ROLES),
 	},
 	where: (organizationId, { email, role }) => ({

@@ -2,6 +2,7 @@ import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAtt
 
 import { newId } from '../common/ids';
 import type { Organization } from '../organizations/model';
+import { EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress } from './email';
 
 export const ROLES = ['student', 'instructor', 'admin', 'super_admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -25,7 +26,15 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 				id: { type: DataTypes.STRING(40), primaryKey: true, defaultValue: () => newId('usr') },
 				organizationId: { type: DataTypes.STRING(40), allowNull: false },
 				name: { type: DataTypes.STRING(200), allowNull: false },
-				email: { type: DataTypes.STRING(254), allowNull: false, validate: { isEmail: true } },
+				email: {
+					type: DataTypes.STRING(EMAIL_MAX_LENGTH),
+					allowNull: false,
+					validate: {
+						isEmailAddress(value: unknown) {
+							if (typeof value !== 'string' || !isEmailAddress(value)) throw new Error(`email must be ${EMAIL_RULE}`);
+						},
+					},
+				},
 				emailLower: { type: DataTypes.STRING(254), allowNull: false },
 				role: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [ROLES] } },
 				passwordHash: { type: DataTypes.STRING(200), allowNull: true, defaultValue: null },

@@ -3,6 +3,8 @@ import { UniqueConstraintError } from 'sequelize';
 import { RuleError } from '../common/rule-error';
 import type { Organization } from '../organizations/model';
 import { recordEvent } from '../events/record';
+import { hasControlCharacters } from '../common/text';
+import { EMAIL_RULE, isEmailAddress } from './email';
 import { hashPassword } from './password';
 import { serializeUser } from './serialize';
 import { ROLES, User, type Role } from './model';
@@ -12,8 +14,6 @@ import { writeTransaction } from '../db/write-transaction';
 export const SIGN_IN_ROLES: readonly Role[] = ['admin', 'super_admin'];
 export const MIN_PASSWORD_LENGTH = 8;
 
-// Deliberately loose: one @, no spaces, a dot in the domain. Deliverability is not ours to judge.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normaliseRole(role: unknown): Role {
 	if (typeof role === 'string' && (ROLES as readonly string[]).includes(role)) return role as Role;
@@ -32,12 +32,15 @@ export async function createUser(input: {
 	password?: string;
 }): Promise<User> {
 	const email = typeof input.email === 'string' ? input.email.trim() : '';
-	if (!EMAIL.test(email) || email.length > 254) {
-		throw new RuleError('invalid_email', `${JSON.stringify(email)} is not an e-mail address.`);
+	if (!isEmailAddress(email)) {
+		throw new RuleError('invalid_email', `${JSON.stringify(email)} is not ${EMAIL_RULE}.`);
 	}
 	const name = typeof input.name === 'string' ? input.name.trim() : '';
 	if (name.length < 1 || name.length > 200) {
 		throw new RuleError('invalid_name', 'Give the user a name of 1 to 200 characters.');
+	}
+	if (hasControlCharacters(name)) {
+		throw new RuleError('invalid_name', 'The name contains control characters (such as escape, tab or newline); give it as plain text.');
 	}
 	const role = normaliseRole(input.role);
 	const password = input.password ?? '';

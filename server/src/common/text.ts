@@ -1,0 +1,23 @@
+/**
+ * Text that people type (labels, names) is shown later on terminals and pages. Control
+ * characters in it can rewrite a terminal (ESC sequences), hide text (NUL, backspace) or break
+ * a line-based log, and no real label or name needs them, so they are refused on the way in and
+ * escaped on the way out wherever text may predate the rule.
+ */
+
+// C0 controls (tab and newline included), DEL and the C1 controls; also the Unicode line and
+// paragraph separators and bidirectional overrides that reorder what a reader sees.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+const CONTROL_ALL = new RegExp(CONTROL.source, 'gu');
+
+export function hasControlCharacters(text: string): boolean {
+	return CONTROL.test(text);
+}
+
+/** Each control character written as a visible escape (`\x1b`, `\u202e`), for terminals. */
+export function escapeControlCharacters(text: string): string {
+	return text.replace(CONTROL_ALL, (c) => {
+		const code = c.codePointAt(0)!;
+		return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+	});
+}
