@@ -12,14 +12,19 @@ const CLI = join(__dirname, '..', '..', 'server', 'dist', 'cli.js');
 /**
  * Runs the built `lms-server` as an operator would. The environment is only what the test
  * passes (plus PATH), so the developer's own DATABASE_URL or LMS_PASSWORD can't leak in.
- * stdin gets `input` and is then closed, like a shell pipe.
+ * stdin gets `input` and is then closed, like a shell pipe. `umask` runs it under that umask.
  */
 export function runCli(
 	args: string[],
-	opts: { env?: Record<string, string | undefined>; input?: string } = {},
+	opts: { env?: Record<string, string | undefined>; input?: string; umask?: number } = {},
 ): Promise<CliResult> {
 	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [CLI, ...args], {
+		// A umask is set by a shell in front, as an operator's login shell would have it.
+		const [command, argv] =
+			opts.umask === undefined
+				? [process.execPath, [CLI, ...args]]
+				: ['/bin/sh', ['-c', `umask ${opts.umask.toString(8).padStart(3, '0')}; exec "$0" "$@"`, process.execPath, CLI, ...args]];
+		const child = spawn(command, argv, {
 			env: { PATH: process.env.PATH, ...opts.env },
 			stdio: ['pipe', 'pipe', 'pipe'],
 		});

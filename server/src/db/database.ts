@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Sequelize, Transaction, type Options } from 'sequelize';
 
@@ -14,6 +14,30 @@ export function dialectOf(databaseUrl: string): Dialect {
 export function sqliteFile(databaseUrl: string): string {
 	const rest = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
 	return rest === ':memory:' ? rest : resolve(rest);
+}
+
+/**
+ * The SQLite file holds password hashes and sessions: it, its -wal/-shm companions and its
+ * folder are for the server's user only (0600 / 0700), including files made by an older
+ * version or another umask, which are tightened at every start. SQLite gives -wal/-shm the
+ * mode of the database file, so the file is created 0600 before SQLite opens it. A folder we
+ * do not own, or a shared sticky one such as /tmp, is left as it is: changing it would break
+ * others; the file's own mode still protects it.
+ */
+function protectSqliteFiles(storage: string): void {
+	const folder = dirname(storage);
+	if (!existsSync(folder)) mkdirSync(folder, { recursive: true, mode: 0o700 });
+	if ((statSync(folder).mode & 0o1000) === 0) tighten(folder, 0o700);
+	if (!existsSync(storage)) closeSync(openSync(storage, 'a', 0o600));
+	for (const file of [storage, `${storage}-wal`, `${storage}-shm`, `${storage}-journal`]) tighten(file, 0o600);
+}
+
+/** Takes group and other permissions away from a path we own, if it has any. */
+function tighten(path: string, mode: number): void {
+	if (!existsSync(path)) return;
+	const stats = statSync(path);
+	if (process.getuid !== undefined && stats.uid !== process.getuid()) return;
+	if ((stats.mode & 0o077) !== 0) chmodSync(path, mode);
 }
 
 export interface DatabaseOptions {
@@ -34,7 +58,7 @@ export async function openDatabase({ databaseUrl, poolMax = 10 }: DatabaseOption
 	let sequelize: Sequelize;
 	if (dialectOf(databaseUrl) === 'sqlite') {
 		const storage = sqliteFile(databaseUrl);
-		if (storage !== ':memory:') mkdirSync(dirname(storage), { recursive: true });
+		if (storage !== ':memory:') protectSqliteFiles(storage);
 		sequelize = new Sequelize({
 			...common,
 			dialect: 'sqlite',
