@@ -9,7 +9,10 @@ const CLI = join(__dirname, '..', '..', 'server', 'dist', 'cli.js');
 
 interface Running {
 	child: ChildProcessWithoutNullStreams;
+	/** stdout: the JSON log stream. */
 	output(): string;
+	/** stderr: what is for the person at the terminal (the demo banner). */
+	banner(): string;
 	/** Resolves with the text printed once the server says where it listens. */
 	ready: Promise<string>;
 	exited: Promise<number | null>;
@@ -20,17 +23,25 @@ function start(args: string[], env: Record<string, string>): Running {
 		env: { PATH: process.env.PATH, PORT: '0', ...env },
 	});
 	let stdout = '';
+	let stderr = '';
 	const ready = new Promise<string>((resolve, reject) => {
+		const look = () => {
+			if (/listening on http/.test(stdout) && (!args.includes('--demo') || /Try it:|Demo data not loaded/.test(stderr))) {
+				resolve(stdout + stderr);
+			}
+		};
 		child.stdout.on('data', (chunk: Buffer) => {
 			stdout += chunk.toString('utf8');
-			if (/listening on http/.test(stdout) && (!args.includes('--demo') || /Try it:|Demo data not loaded/.test(stdout))) {
-				resolve(stdout);
-			}
+			look();
 		});
-		child.on('exit', () => reject(new Error(`exited early:\n${stdout}`)));
+		child.stderr.on('data', (chunk: Buffer) => {
+			stderr += chunk.toString('utf8');
+			look();
+		});
+		child.on('exit', () => reject(new Error(`exited early:\n${stdout}${stderr}`)));
 	});
 	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-	return { child, output: () => stdout, ready, exited };
+	return { child, output: () => stdout, banner: () => stderr, ready, exited };
 }
 
 const urlIn = (text: string) => /listening on (http:\/\/[\d.]+:\d+)/.exec(text)![1];
@@ -43,13 +54,12 @@ describe('lms-server start', () => {
 	});
 	afterEach(() => db.remove());
 
-	it('--demo on an empty database prints a login and a working all-scope key, and drains on SIGTERM', async () => {
+	it('--demo on an empty database prints a login and a working all-scope key on stderr, and drains on SIGTERM', async () => {
 		const server = start(['--demo'], { DATABASE_URL: db.databaseUrl });
-		const text = await server.ready;
-		const url = urlIn(text);
-		const login = /Sign in at \S+ as (\S+@acme\.test) with password (\S+)/.exec(text);
+		const url = urlIn(await server.ready);
+		const login = /Sign in at \S+ as (\S+@acme\.test) with password (\S+)/.exec(server.banner());
 		expect(login).not.toBeNull();
-		const key = /Demo API key for acme[^:]*: (lms_[0-9A-Za-z]{38})/.exec(text)![1];
+		const key = /Demo API key for acme[^:]*: (lms_[0-9A-Za-z]{38})/.exec(server.banner())![1];
 
 		for (const path of ['users', 'courses', 'enrollments', 'certificates']) {
 			const res = await fetch(`${url}/api/v1/${path}`, { headers: { Authorization: `Bearer ${key}` } });
@@ -60,18 +70,21 @@ describe('lms-server start', () => {
 		};
 		expect(courses.pagination.total).toBe(9);
 
-		// Logs are JSON lines; the banner is the only plain text, and the logs never repeat the key.
-		const logLines = server.output().split('\n').filter((l) => l.startsWith('{'));
+		// stdout is the log stream: JSON lines only, never the banner, the password or the key.
+		const logLines = server.output().trimEnd().split('\n');
 		expect(logLines.length).toBeGreaterThan(0);
 		for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
-		expect(logLines.join('\n')).not.toContain(key);
+		expect(server.output()).not.toContain(key);
+		expect(server.output()).not.toContain(login![2]);
+		expect(server.output()).not.toMatch(/Demo|Sign in at/);
 
 		server.child.kill('SIGTERM');
 		expect(await server.exited).toBe(0);
 
 		// A second start finds data and says so instead of seeding again.
 		const again = start(['--demo'], { DATABASE_URL: db.databaseUrl });
-		expect(await again.ready).toMatch(/Demo data not loaded/);
+		await again.ready;
+		expect(again.banner()).toMatch(/Demo data not loaded/);
 		again.child.kill('SIGINT');
 		expect(await again.exited).toBe(0);
 	});
@@ -80,7 +93,7 @@ describe('lms-server start', () => {
 		const server = start([], { DATABASE_URL: db.databaseUrl });
 		const url = urlIn(await server.ready);
 		expect((await fetch(`${url}/healthz`)).status).toBe(200);
-		expect(server.output()).not.toMatch(/Demo|lms_[0-9A-Za-z]{38}/);
+		expect(server.output() + server.banner()).not.toMatch(/Demo|lms_[0-9A-Za-z]{38}/);
 		server.child.kill('SIGTERM');
 		expect(await server.exited).toBe(0);
 

@@ -25,14 +25,25 @@ export function printJson(document: unknown): void {
  * Lines for a person at a terminal. Labels and names may hold control characters written before
  * they were refused (ESC sequences can clear or retitle a terminal): each is shown escaped.
  */
-export function printLines(...lines: string[]): void {
+export type Print = (...lines: string[]) => void;
+
+export const printLines: Print = (...lines) => {
 	process.stdout.write(`${lines.map(escapeControlCharacters).join('\n')}\n`);
-}
+};
+
+/**
+ * For what a person must read while stdout carries something else: `start` writes its JSON log
+ * lines to stdout, so the demo banner (a password and a key) goes to stderr, never into logs
+ * that get collected.
+ */
+export const printToStderr: Print = (...lines) => {
+	process.stderr.write(`${lines.map(escapeControlCharacters).join('\n')}\n`);
+};
 
 /** A plain aligned table; the last column is not padded so lines carry no trailing spaces. */
-export function printTable(headers: string[], rows: string[][]): void {
-	const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-	const line = (cells: string[]) =>
-		cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
-	printLines(line(headers), ...rows.map(line));
+export function printTable(headers: string[], rows: string[][], print: Print = printLines): void {
+	const cells = rows.map((r) => r.map(escapeControlCharacters));
+	const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
+	const line = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
+	print(line(headers), ...cells.map(line));
 }

@@ -2,19 +2,20 @@ import type { Command } from 'commander';
 
 import { seedDemo, type DemoResult } from '../demo/seed';
 import { withDatabase } from './context';
-import { CliError, printJson, printLines, printTable } from './output';
+import { CliError, printJson, printLines, printTable, type Print } from './output';
 
-/** The human form of DemoResult; `start --demo` prints the same thing. */
-export function printDemo(demo: DemoResult): void {
-	printLines('Demo data loaded.', '', 'Organizations:');
-	printTable(['SLUG', 'ID', 'PLAN'], demo.organizations.map((o) => [o.slug, o.id, o.plan]));
-	printLines('', 'Accounts (passwords are shown only now):');
+/** The human form of DemoResult; `start --demo` prints the same thing (to stderr). */
+export function printDemo(demo: DemoResult, print: Print = printLines): void {
+	print('Demo data loaded.', '', 'Organizations:');
+	printTable(['SLUG', 'ID', 'PLAN'], demo.organizations.map((o) => [o.slug, o.id, o.plan]), print);
+	print('', 'Accounts (passwords are shown only now):');
 	printTable(
 		['ORGANIZATION', 'ROLE', 'EMAIL', 'PASSWORD'],
 		demo.accounts.map((a) => [a.organization, a.role, a.email, a.password]),
+		print,
 	);
-	printLines('', 'Draft courses (hidden from the API):');
-	printTable(['ORGANIZATION', 'ID'], demo.draft_courses.map((c) => [c.organization, c.id]));
+	print('', 'Draft courses (hidden from the API):');
+	printTable(['ORGANIZATION', 'ID'], demo.draft_courses.map((c) => [c.organization, c.id]), print);
 }
 
 export function registerSeed(program: Command): void {

@@ -9,21 +9,22 @@ import { seedDemo } from '../demo/seed';
 import { createLogger } from '../http/logging';
 import { withDatabase } from './context';
 import { printDemo } from './seed';
-import { CliError, printLines } from './output';
+import { CliError, printToStderr } from './output';
 
 /** After this long, a drain that still waits on a client gives up rather than hang a deploy. */
 const DRAIN_LIMIT_MS = 30_000;
 
 /**
  * `start --demo` on an empty database: the demo data plus one all-scope key for acme, printed
- * once, so the README's quick start ends with something to curl. Done before listening, so
+ * once, so the README's quick start ends with something to curl. Printed on stderr: stdout is
+ * the JSON log stream, which log collectors keep, and a password or key must never land there. Done before listening, so
  * nobody ever sees the server half-seeded.
  */
 function loadDemoIfEmpty(config: Config, migrate: boolean): Promise<(url: string) => void> {
 	return withDatabase(async () => {
 		if ((await Organization.count()) > 0) {
 			return () =>
-				printLines(
+				printToStderr(
 					'Demo data not loaded: the database already has organizations. Demo passwords and the demo key',
 					'are printed only on the first start; create a key with `lms-server keys create`, or point',
 					'DATABASE_URL at an empty database (the default is ./data/lms.sqlite) to start over.',
@@ -39,8 +40,8 @@ function loadDemoIfEmpty(config: Config, migrate: boolean): Promise<(url: string
 		});
 		const admin = demo.accounts.find((a) => a.organization === 'acme' && a.role === 'super_admin')!;
 		return (url) => {
-			printDemo(demo);
-			printLines(
+			printDemo(demo, printToStderr);
+			printToStderr(
 				'',
 				`Sign in at ${url}/login as ${admin.email} with password ${admin.password}`,
 				`Demo API key for acme (every scope, shown once): ${secret}`,

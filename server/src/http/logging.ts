@@ -4,6 +4,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 
 import type { Config } from '../config';
+import { redactKeys } from '../common/redact';
 import { requestIdOf } from './request-id';
 
 /**
@@ -12,12 +13,20 @@ import { requestIdOf } from './request-id';
  * tomorrow cannot leak by default.
  */
 
-const SECRET_PATTERN = /lms_[0-9A-Za-z]{4,}/g;
 const LOGGED_REQUEST_HEADERS = ['host', 'user-agent', 'content-type', 'content-length', 'x-forwarded-for'];
 
-/** Replaces anything shaped like an API key (even a truncated one) with a fixed marker. */
+/** Replaces anything that spells an API key, in any encoding (even a truncated one), with a fixed marker. */
 export function scrubSecrets(text: string): string {
-	return text.replace(SECRET_PATTERN, 'lms_[redacted]');
+	return redactKeys(text);
+}
+
+/**
+ * Every serialized line passes through here before it is written, so a key cannot reach the
+ * log whichever field, header or encoding carries it: the check is on the text that is written,
+ * not on the fields we thought of.
+ */
+function redactingStream(destination: DestinationStream): DestinationStream {
+	return { write: (line: string) => destination.write(redactKeys(line)) };
 }
 
 /** An error as it may be logged: kind, message and stack, without Sequelize's `sql`/`parameters`. */
@@ -54,7 +63,7 @@ export function createLogger(config: Pick<Config, 'logLevel'>, destination?: Des
 				},
 			},
 		},
-		destination,
+		redactingStream(destination ?? pino.destination(1)),
 	);
 }
 
