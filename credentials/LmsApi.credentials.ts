@@ -18,7 +18,7 @@ export class LmsApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/lms.svg', dark: 'file:../icons/lms.dark.svg' };
 
-	documentationUrl = 'https://github.com/n8n-nodes-lms/n8n-nodes-lms#credentials';
+	documentationUrl = 'https://github.com/n8n-nodes-lms/n8n-nodes-lms/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{

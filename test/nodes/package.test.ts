@@ -3,7 +3,7 @@
  * before running this file alone.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { PackageDirectoryLoader } from 'n8n-core';
@@ -76,6 +76,48 @@ describe('as n8n loads it', () => {
 				expect(option.description?.length).toBeGreaterThan(20);
 			}
 		}
+	});
+});
+
+describe('documentation links', () => {
+	const REPO_FILE = 'https://github.com/n8n-nodes-lms/n8n-nodes-lms/blob/main/';
+
+	/** Every file of the built package that n8n reads: code, codex files, package.json. */
+	function builtFiles(dir = join(root, 'dist')): string[] {
+		return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+			const path = join(dir, entry.name);
+			if (entry.isDirectory()) return builtFiles(path);
+			return /\.(js|json)$/.test(entry.name) ? [path] : [];
+		});
+	}
+
+	it('no documentation URL in the built package has a #fragment (n8n appends ?utm_… after it)', () => {
+		const urls = [...builtFiles(), join(root, 'package.json')].flatMap((file) =>
+			[...readFileSync(file, 'utf8').matchAll(/https?:\/\/[^\s"'`)]+/g)].map((m) => ({ file, url: m[0] })),
+		);
+		const docs = urls.filter(({ url }) => url.includes('github.com/n8n-nodes-lms'));
+		expect(docs.length).toBeGreaterThanOrEqual(11);
+		expect(docs.filter(({ url }) => url.includes('#'))).toEqual([]);
+	});
+
+	it("every node's and the credential's docs link lands on a page of its own that exists in the repository", async () => {
+		const loader = new PackageDirectoryLoader(root);
+		await loader.loadAll();
+		const links: Array<[string, string]> = [];
+		for (const type of loader.types.nodes as Array<{ name: string; codex?: { resources?: Record<string, Array<{ url: string }>> } }>) {
+			for (const list of Object.values(type.codex?.resources ?? {})) for (const { url } of list) links.push([type.name, url]);
+		}
+		for (const type of loader.types.credentials) links.push([type.name, String(type.documentationUrl)]);
+		expect(links.length).toBeGreaterThanOrEqual(11);
+		for (const [name, url] of links) {
+			expect({ name, url: url.startsWith(REPO_FILE) }).toEqual({ name, url: true });
+			// What n8n opens: the link with its tracking query; the page is the file before it.
+			const opened = new URL(`${url}?utm_source=n8n_app&utm_medium=node_settings_modal-credential_link`);
+			expect(opened.hash).toBe('');
+			expect(existsSync(join(root, opened.pathname.replace('/n8n-nodes-lms/n8n-nodes-lms/blob/main/', '')))).toBe(true);
+		}
+		const primary = links.filter(([name, url]) => ACTION_NODES.includes(name) && !url.endsWith('credentials.md'));
+		expect(new Set(primary.map(([, url]) => url)).size).toBe(ACTION_NODES.length);
 	});
 });
 
