@@ -3,6 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { executeLmsOperation } from '../shared/execute';
 import { description, operations } from './actions';
+import { lmsApiTest } from '../shared/credential-test';
 
 /** Programmatic for the same reason as LMS Users: the shared transport's 429 loop and error mapping. */
 export class LmsCourses implements INodeType {
@@ -19,9 +20,11 @@ export class LmsCourses implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
+		credentials: [{ name: 'lmsApi', required: true, testedBy: 'lmsApiTest' }],
 		properties: description,
 	};
+
+	methods = { credentialTest: { lmsApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await executeLmsOperation.call(this, operations);

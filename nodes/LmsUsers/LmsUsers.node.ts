@@ -3,6 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { executeLmsOperation } from '../shared/execute';
 import { description, operations } from './actions';
+import { lmsApiTest } from '../shared/credential-test';
 
 /**
  * Programmatic rather than declarative: every request must wait out the LMS's 429s (100
@@ -23,9 +24,11 @@ export class LmsUsers implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
+		credentials: [{ name: 'lmsApi', required: true, testedBy: 'lmsApiTest' }],
 		properties: description,
 	};
+
+	methods = { credentialTest: { lmsApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await executeLmsOperation.call(this, operations);

@@ -1,5 +1,5 @@
 /**
- * Runs LMS nodes through n8n's real execution engine (n8n-core's WorkflowExecute, RoutingNode and
+ * Runs LMS nodes through n8n's real execution engine (n8n-core's WorkflowExecute and
  * PollContext) instead of a mocked `this`, so parameters, credentials, `httpRequestWithAuthentication`,
  * pairedItem and Continue On Fail behave as they do inside n8n.
  *
@@ -7,7 +7,16 @@
  * the engine expects from the n8n server: a node-type registry, a credentials helper that applies
  * the credential's generic `authenticate` block, and "additional data" with valid URLs.
  */
-import { ExecuteContext, ExecutionLifecycleHooks, PollContext, RoutingNode, WorkflowExecute } from 'n8n-core';
+import { join } from 'node:path';
+
+import {
+	CredentialTestContext,
+	ExecuteContext,
+	ExecutionLifecycleHooks,
+	PackageDirectoryLoader,
+	PollContext,
+	WorkflowExecute,
+} from 'n8n-core';
 import {
 	createRunExecutionData,
 	ICredentialsHelper,
@@ -17,6 +26,7 @@ import {
 	type ICredentialDataDecryptedObject,
 	type ICredentials,
 	type ICredentialsDecrypted,
+	type ICredentialTestFunction,
 	type ICredentialType,
 	type IDataObject,
 	type IExecuteData,
@@ -292,116 +302,43 @@ export async function runPoll(
 	return { output, staticData: workflow.staticData as IDataObject };
 }
 
-/** lodash's `get` for dotted paths, which is what n8n uses to read a rule's key. */
-function valueAt(value: unknown, path: string): unknown {
-	return path
-		.split('.')
-		.reduce<unknown>((current, key) => (current as Record<string, unknown> | undefined)?.[key], value);
+/**
+ * The credential test exactly as the n8n server runs it when a credential is saved: the package
+ * is loaded by n8n-core's own PackageDirectoryLoader, the test function is the one a node names
+ * with `testedBy` (n8n's CredentialsTester looks there when the credential type has no
+ * declarative `test`), and it is called on n8n-core's CredentialTestContext, whose
+ * `helpers.request` makes the real HTTP requests.
+ */
+export async function testCredential(credentials: Record<string, unknown>): Promise<INodeCredentialTestResult> {
+	const test = await credentialTestFunction('lmsApi');
+	const decrypted: ICredentialsDecrypted = { id: 'test-credential', name: 'test', type: 'lmsApi', data: { ...credentials } as ICredentialDataDecryptedObject };
+	try {
+		return await test.call(new CredentialTestContext(), decrypted);
+	} finally {
+		releaseN8nResources();
+	}
 }
 
-/**
- * Runs the credential's `test` the way n8n's CredentialsTester does for declarative tests (see
- * packages/cli/src/services/credentials-tester.service.ts): the request goes through a
- * RoutingNode; an HTTP error fails with its status text, and otherwise each
- * `responseSuccessBody` rule that matches the body turns the result into an error.
- */
-export async function testCredential(
-	credentials: LmsTestCredentials,
-	credentialType: ICredentialType = credentialTypes.lmsApi,
-): Promise<INodeCredentialTestResult> {
-	const testRequest = credentialType.test;
-	if (!testRequest) throw new Error(`${credentialType.name} has no test`);
+let loadedPackage: Promise<PackageDirectoryLoader> | undefined;
 
-	const tempType: INodeType = {
-		description: {
-			displayName: 'Temp',
-			name: 'n8n-nodes-base.noOp',
-			group: ['transform'],
-			version: 1,
-			description: '',
-			defaults: {},
-			inputs: ['main'],
-			outputs: ['main'],
-			credentials: [{ name: credentialType.name, required: true }],
-			properties: [
-				{
-					displayName: 'Temp',
-					name: 'temp',
-					type: 'string',
-					routing: { request: testRequest.request },
-					default: '',
-				},
-			],
-		},
-	};
-	const node: INode = {
-		id: 'temp',
-		name: 'Temp-Node',
-		type: tempType.description.name,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-		credentials: { [credentialType.name]: { id: 'test-credential', name: 'test' } },
-	};
-	const workflow = new Workflow({
-		nodes: [node],
-		connections: {},
-		active: false,
-		nodeTypes: nodeTypesOf({ [node.type]: tempType }),
-	});
-	const credentialsDecrypted: ICredentialsDecrypted = {
-		id: 'test-credential',
-		name: 'test',
-		type: credentialType.name,
-		data: { ...credentials },
-	};
-	const additionalData = additionalDataFor(
-		credentials,
-		{ id: 'credential-test', name: 'credential test', nodes: [node], connections: {} } as unknown as IWorkflowBase,
-		'internal',
-	);
-	const executeData: IExecuteData = { node, data: {}, source: null };
-	const context = new ExecuteContext(
-		workflow,
-		node,
-		additionalData,
-		'internal',
-		{ resultData: { runData: {} } } as never,
-		0,
-		[],
-		{ main: [[{ json: {} }]] },
-		executeData,
-		[],
-	);
-
-	let response: INodeExecutionData[][] | null | undefined;
-	try {
-		response = await new RoutingNode(context, tempType, credentialsDecrypted)
-			.runNode()
-			.finally(releaseN8nResources);
-	} catch (error) {
-		const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } })
-			.cause;
-		if (cause?.response) {
-			const { status, statusText } = cause.response;
-			if (status < 199 || status > 299) {
-				return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
-			}
-		} else if (cause?.code) {
-			return { status: 'Error', message: cause.code };
-		}
-		return { status: 'Error', message: String((error as Error).message) };
+/** The function n8n would call for this credential type, found the way n8n finds it. */
+async function credentialTestFunction(credentialType: string): Promise<ICredentialTestFunction> {
+	loadedPackage ??= (async () => {
+		const loader = new PackageDirectoryLoader(join(__dirname, '..', '..'));
+		await loader.loadAll();
+		return loader;
+	})();
+	const loader = await loadedPackage;
+	const type = loader.credentialTypes[credentialType]?.type;
+	if (!type) throw new Error(`the package has no credential ${credentialType}`);
+	if (type.test) throw new Error(`${credentialType} has a declarative test, which n8n would run instead of the nodes' function`);
+	for (const nodeName of loader.known.credentials[credentialType]?.supportedNodes ?? []) {
+		const node = loader.nodeTypes[nodeName]?.type as INodeType | undefined;
+		const entry = node?.description.credentials?.find((c) => c.name === credentialType && typeof c.testedBy === 'string');
+		const fn = entry && node?.methods?.credentialTest?.[entry.testedBy as string];
+		if (fn) return fn;
 	}
-
-	for (const rule of testRequest.rules ?? []) {
-		if (rule.type === 'responseSuccessBody') {
-			const body = response?.[0]?.[0]?.json;
-			if (valueAt(body, rule.properties.key) === rule.properties.value) {
-				return { status: 'Error', message: rule.properties.message };
-			}
-		}
-	}
-	return { status: 'OK', message: 'Connection successful!' };
+	throw new Error(`no node of the package tests ${credentialType} (testedBy)`);
 }
 
 /**

@@ -32,18 +32,27 @@ describe('credential test', () => {
 	});
 
 	it.each([
-		['missing_api_key', 401, 'The LMS received no API key (missing_api_key)'],
-		['invalid_api_key', 401, 'The API key is not valid. Check that it was copied whole'],
-		['api_key_revoked', 401, 'This API key was revoked and no longer works. Ask a Super Admin to create a new key in Settings → API Keys.'],
-		['api_key_rotated', 401, 'This API key was rotated and replaced by a new one. Use the new key shown when it was rotated.'],
-		['plan_required', 403, 'The LMS API needs the Enterprise plan (plan_required)'],
-		['rate_limited', 429, 'The LMS is rate limiting this IP address (rate_limited)'],
-		['not_found', 404, 'No LMS API answers at this address (not_found)'],
+		['missing_api_key', 401, 'The LMS received no API key (missing_api_key): paste the key into the API Key field'],
+		// For the key codes the LMS's own sentence is the message (e2e.test.ts checks the live server's).
+		['invalid_api_key', 401, 'The server says the key is not valid. (invalid_api_key)'],
+		['api_key_revoked', 401, 'The server says the key was revoked. (api_key_revoked)'],
+		['api_key_rotated', 401, 'The server says the key was rotated. (api_key_rotated)'],
+		['plan_required', 403, "The server says: Enterprise only. (plan_required). The key's organization must be on the Enterprise plan"],
+		['rate_limited', 429, 'The LMS is rate limiting this IP address (rate_limited): wait a minute and test again'],
+		['not_found', 404, "An LMS answers, but not at http://lms.test/api/v1/users (not_found). Give the LMS's address without any path"],
+		['internal_error', 500, 'The LMS could not answer right now: The server says: boom. (internal_error). Test again in a minute'],
 	])('fails for %s with a message that says what to do', async (code, status, message) => {
+		const details: Record<string, string> = {
+			invalid_api_key: 'The server says the key is not valid.',
+			api_key_revoked: 'The server says the key was revoked.',
+			api_key_rotated: 'The server says the key was rotated.',
+			plan_required: 'The server says: Enterprise only.',
+			internal_error: 'The server says: boom.',
+		};
 		lmsApi()
 			.get('/api/v1/users')
 			.query(true)
-			.reply(...problem(status, code, 'detail'));
+			.reply(...problem(status, code, details[code] ?? 'detail'));
 
 		const result = await testCredential(credentials);
 

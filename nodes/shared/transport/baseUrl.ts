@@ -4,9 +4,8 @@
  * slash and a trailing `/api/v1` are dropped and `/api/v1` is added exactly once. A sub-path (an
  * LMS served under https://example.com/lms) is kept.
  *
- * Returns undefined when the value is not an http(s) address, so the caller can say so.
- * The credential test repeats this rule as an n8n expression (n8n evaluates it, not our code);
- * a unit test keeps the two in step.
+ * Returns undefined when the value is not an http(s) address, so the caller can say so. The
+ * credential test (../credential-test.ts) uses it too.
  */
 export function lmsApiBaseUrl(baseUrl: unknown): string | undefined {
 	const address = String(baseUrl ?? '')
