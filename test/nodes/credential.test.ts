@@ -5,7 +5,11 @@ import { credentials, listPage, lmsApi, problem } from '../helpers/lms-api-mock'
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+// restore(): the interceptor patches Node's http module, which later test files in this worker share.
+afterAll(() => {
+	nock.enableNetConnect();
+	nock.restore();
+});
 
 /** The credential test as n8n runs it when the user clicks "Save" / "Retry" on the credential. */
 describe('credential test', () => {

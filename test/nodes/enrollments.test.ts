@@ -6,7 +6,11 @@ import { credentials, lmsApi, problem } from '../helpers/lms-api-mock';
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+// restore(): the interceptor patches Node's http module, which later test files in this worker share.
+afterAll(() => {
+	nock.enableNetConnect();
+	nock.restore();
+});
 
 const enrollment = {
 	id: 'enr_new',

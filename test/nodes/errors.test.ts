@@ -9,7 +9,11 @@ import { credentials, listPage, lmsApi, problem, users } from '../helpers/lms-ap
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+// restore(): the interceptor patches Node's http module, which later test files in this worker share.
+afterAll(() => {
+	nock.enableNetConnect();
+	nock.restore();
+});
 
 const getUser = { operation: 'get', userId: 'usr_1' };
 

@@ -35,7 +35,11 @@ function lmsNode(file: string, name: string): { type: INodeType; parameters: INo
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+// restore(): the interceptor patches Node's http module, which later test files in this worker share.
+afterAll(() => {
+	nock.enableNetConnect();
+	nock.restore();
+});
 
 describe.each(readdirSync(examplesDir).filter((file) => file.endsWith('.json')))('%s', (file) => {
 	const workflow = example(file);

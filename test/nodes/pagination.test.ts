@@ -8,7 +8,11 @@ import { credentials, listPage, lmsApi, users } from '../helpers/lms-api-mock';
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+// restore(): the interceptor patches Node's http module, which later test files in this worker share.
+afterAll(() => {
+	nock.enableNetConnect();
+	nock.restore();
+});
 
 const ids = (items: Array<{ json: { id?: unknown } }>) => items.map((item) => item.json.id);
 

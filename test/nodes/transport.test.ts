@@ -9,7 +9,11 @@ import { API_KEY, credentials, listPage, lmsApi, ORIGIN, users } from '../helper
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+// restore(): the interceptor patches Node's http module, which later test files in this worker share.
+afterAll(() => {
+	nock.enableNetConnect();
+	nock.restore();
+});
 
 describe('base URL', () => {
 	it.each([

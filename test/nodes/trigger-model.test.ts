@@ -83,7 +83,11 @@ function budgeted(ms: number): INodeType {
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+// restore(): the interceptor patches Node's http module, which later test files in this worker share.
+afterAll(() => {
+	nock.enableNetConnect();
+	nock.restore();
+});
 
 test.each(Array.from({ length: 40 }, (_, i) => i + 1))('scenario %i: nothing missed, nothing repeated', async (seed) => {
 	const random = generator(seed);
