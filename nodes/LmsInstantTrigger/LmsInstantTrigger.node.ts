@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { lmsApiTest } from '../shared/credential-test';
 import { lmsApiRequest } from '../shared/transport';
 import { verifySignature } from './signature';
 
@@ -67,7 +68,7 @@ export class LmsInstantTrigger implements INodeType {
 		defaults: { name: 'LMS Instant Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
+		credentials: [{ name: 'lmsApi', required: true, testedBy: 'lmsApiTest' }],
 		webhooks: [
 			{
 				name: 'default',
@@ -94,6 +95,8 @@ export class LmsInstantTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest: { lmsApiTest } };
 
 	webhookMethods = {
 		default: {
