@@ -152,10 +152,32 @@ async function activeKey(keyId: string, organizationId: string | undefined, tran
 		transaction,
 	});
 	if (!apiKey) throw new KeyRuleError('key_not_found', `No API key ${keyId}.`);
-	if (apiKey.status !== 'active') {
-		throw new KeyRuleError('key_not_active', `The key ${apiKey.label} is already ${apiKey.status}.`);
-	}
+	if (apiKey.status !== 'active') throw notActive(apiKey);
 	return apiKey;
+}
+
+function notActive(apiKey: ApiKey): KeyRuleError {
+	return new KeyRuleError('key_not_active', `The key ${apiKey.label} is already ${apiKey.status}.`);
+}
+
+/**
+ * Moves an active key to its final status, or throws "not active" if another rotation or
+ * revocation got there first. The condition on `status` is what serialises them: on
+ * PostgreSQL a concurrent UPDATE of the same row waits for the first to commit and then finds
+ * the row no longer active (0 rows), on SQLite the IMMEDIATE transaction already runs alone.
+ * A read-then-write without it let two rotations both succeed.
+ */
+async function claimActive(
+	apiKey: ApiKey,
+	changes: Partial<Pick<ApiKey, 'status' | 'revokedAt' | 'revokedBy'>>,
+	transaction: Transaction,
+): Promise<void> {
+	const [claimed] = await ApiKey.update(changes, { where: { id: apiKey.id, status: 'active' }, transaction });
+	if (claimed !== 1) {
+		await apiKey.reload({ transaction });
+		throw notActive(apiKey);
+	}
+	apiKey.set(changes);
 }
 
 /**
@@ -171,8 +193,9 @@ export async function rotateKey(input: {
 	return sequelizeOf().transaction(async (transaction) => {
 		const old = await activeKey(input.keyId, input.organizationId, transaction);
 		await enterpriseOrganization(old.organizationId, transaction);
+		await claimActive(old, { status: 'rotated' }, transaction);
 		const issued = await insertKey(old.organizationId, old.label, old.scopeList, input.actor, transaction);
-		await old.update({ status: 'rotated', replacedBy: issued.apiKey.id }, { transaction });
+		await old.update({ replacedBy: issued.apiKey.id }, { transaction });
 		await audit('key.rotated', old, input.actor, input.origin ?? {}, transaction);
 		return issued;
 	});
@@ -187,9 +210,10 @@ export async function revokeKey(input: {
 }): Promise<ApiKey> {
 	return sequelizeOf().transaction(async (transaction) => {
 		const apiKey = await activeKey(input.keyId, input.organizationId, transaction);
-		await apiKey.update(
+		await claimActive(
+			apiKey,
 			{ status: 'revoked', revokedAt: new Date(), revokedBy: input.actor.kind === 'cli' ? 'cli' : input.actor.id },
-			{ transaction },
+			transaction,
 		);
 		await audit('key.revoked', apiKey, input.actor, input.origin ?? {}, transaction);
 		return apiKey;
