@@ -103,9 +103,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		const detail = error.details[0];
 		throw new ConfigError(String(detail.path[0]), detail.message.replace(/^"[^"]+" /, ''));
 	}
-	const production = value.NODE_ENV === 'production';
+	// `Production` or ` production` must not quietly run a production server on a random secret.
+	const production = value.NODE_ENV?.trim().toLowerCase() === 'production';
 	if (production && !value.SESSION_SECRET) {
-		throw new ConfigError('SESSION_SECRET', 'is required when NODE_ENV=production (32+ characters)');
+		throw new ConfigError('SESSION_SECRET', `is required when NODE_ENV=${value.NODE_ENV.trim()} (32+ characters)`);
 	}
 	return {
 		port: value.PORT,

@@ -8,7 +8,7 @@ let server: TestServer;
 
 beforeAll(async () => {
 	// One trusted proxy in front, which terminates HTTPS and says so in X-Forwarded-Proto.
-	server = await startTestServer({ seed: false, env: { TRUST_PROXY: 'loopback', RATE_LIMIT_PER_MINUTE: '100000' } });
+	server = await startTestServer({ env: { TRUST_PROXY: 'loopback', RATE_LIMIT_PER_MINUTE: '100000' } });
 }, 60_000);
 
 afterAll(async () => {
@@ -23,20 +23,46 @@ function sessionCookie(res: Response): string | undefined {
 	return res.headers.getSetCookie().find((c) => c.startsWith('lms.sid='));
 }
 
-test('behind a trusted HTTPS proxy the session cookie is Secure, HttpOnly and SameSite=Lax', async () => {
-	const res = await get('/login', { 'X-Forwarded-Proto': 'https' });
-	expect(res.status).toBe(200);
-	const cookie = sessionCookie(res);
-	expect(cookie).toBeDefined();
-	expect(cookie).toMatch(/;\s*Secure/i);
-	expect(cookie).toMatch(/;\s*HttpOnly/i);
-	expect(cookie).toMatch(/;\s*SameSite=Lax/i);
+function cookieNamed(res: Response, name: string): string | undefined {
+	return res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+}
+
+/** Signs the demo Super Admin in through the form, as a browser behind the proxy would. */
+async function signIn(headers: Record<string, string>): Promise<Response> {
+	const form = await get('/login', headers);
+	const csrf = cookieNamed(form, 'lms.csrf')!.split(';')[0];
+	const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
+	const { email, password } = server.demo!.accounts.find((a) => a.organization === 'acme' && a.role === 'super_admin')!;
+	return fetch(`${server.baseUrl}/login`, {
+		method: 'POST',
+		headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded', Cookie: csrf },
+		body: new URLSearchParams({ email, password, _csrf: token }),
+		redirect: 'manual',
+	});
+}
+
+test('behind a trusted HTTPS proxy the cookies are Secure, HttpOnly and SameSite=Lax', async () => {
+	const form = await get('/login', { 'X-Forwarded-Proto': 'https' });
+	expect(form.status).toBe(200);
+	// The sign-in form needs no session: only its CSRF cookie, scoped to /login.
+	expect(sessionCookie(form)).toBeUndefined();
+	const csrf = cookieNamed(form, 'lms.csrf');
+	expect(csrf).toMatch(/;\s*Path=\/login/i);
+	for (const cookie of [csrf, sessionCookie(await signIn({ 'X-Forwarded-Proto': 'https' }))]) {
+		expect(cookie).toBeDefined();
+		expect(cookie).toMatch(/;\s*Secure/i);
+		expect(cookie).toMatch(/;\s*HttpOnly/i);
+		expect(cookie).toMatch(/;\s*SameSite=Lax/i);
+	}
 });
 
-test('over plain HTTP the cookie is not Secure (it would never come back), but still HttpOnly', async () => {
-	const cookie = sessionCookie(await get('/login'));
-	expect(cookie).toMatch(/;\s*HttpOnly/i);
-	expect(cookie).not.toMatch(/;\s*Secure/i);
+test('over plain HTTP the cookies are not Secure (they would never come back), but still HttpOnly', async () => {
+	const signedIn = await signIn({});
+	expect(signedIn.status).toBe(303);
+	for (const cookie of [cookieNamed(await get('/login'), 'lms.csrf'), sessionCookie(signedIn)]) {
+		expect(cookie).toMatch(/;\s*HttpOnly/i);
+		expect(cookie).not.toMatch(/;\s*Secure/i);
+	}
 });
 
 test('pages carry a strict Content-Security-Policy and are never cached', async () => {

@@ -94,12 +94,13 @@ describe('signing in', () => {
 		await context.close();
 	});
 
-	test('the session cookie is HttpOnly and SameSite, and a new one is issued at sign-in', async () => {
+	test('no session before sign-in; at sign-in a new HttpOnly, SameSite session replaces any planted one', async () => {
 		const context = await newContext();
 		const page = await context.newPage();
 		await page.goto('/login');
-		const before = (await context.cookies()).find((c) => c.name === 'lms.sid');
-		expect(before).toBeDefined();
+		expect((await context.cookies()).find((c) => c.name === 'lms.sid')).toBeUndefined();
+		// A session id planted by someone else (session fixation) is worth nothing after sign-in.
+		await context.addCookies([{ name: 'lms.sid', value: 's%3Aplanted.signature', url: server.baseUrl }]);
 
 		const { email, password } = account('acme', 'super_admin');
 		await signIn(page, email, password);
@@ -107,13 +108,13 @@ describe('signing in', () => {
 		const after = (await context.cookies()).find((c) => c.name === 'lms.sid');
 		expect(after).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
 		// Served over plain HTTP here, so not Secure (it is behind HTTPS); never a fixed session id.
-		expect(after!.value).not.toBe(before!.value);
+		expect(after!.value).not.toBe('s%3Aplanted.signature');
 		await context.close();
 	});
 
 	test('without a trusted proxy, a client cannot claim HTTPS to change the cookie', async () => {
 		const res = await fetch(`${server.baseUrl}/login`, { headers: { 'X-Forwarded-Proto': 'https' } });
-		const cookie = res.headers.getSetCookie().find((c) => c.startsWith('lms.sid='));
+		const cookie = res.headers.getSetCookie().find((c) => c.startsWith('lms.csrf='));
 		expect(cookie).toMatch(/;\s*HttpOnly/i);
 		expect(cookie).not.toMatch(/;\s*Secure/i);
 	});

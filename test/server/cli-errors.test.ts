@@ -50,6 +50,9 @@ describe('lms-server errors', () => {
 		['RATE_LIMIT_PER_MINUTE', { RATE_LIMIT_PER_MINUTE: '0' }],
 		['TRUST_PROXY', { TRUST_PROXY: 'true' }],
 		['SESSION_SECRET', { NODE_ENV: 'production' }],
+		// Spelled any way, production never falls back to a random per-process secret.
+		['SESSION_SECRET', { NODE_ENV: 'Production' }],
+		['SESSION_SECRET', { NODE_ENV: ' PRODUCTION ' }],
 		['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '0' }],
 		['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: 'thirty' }],
 		['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '7.5' }],

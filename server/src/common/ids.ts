@@ -9,7 +9,7 @@ export function randomBase62(length: number): string {
 	return out;
 }
 
-export type IdPrefix = 'org' | 'usr' | 'crs' | 'enr' | 'cert' | 'key' | 'evt' | 'whe' | 'whd';
+export type IdPrefix = 'org' | 'usr' | 'crs' | 'enr' | 'cert' | 'key' | 'evt' | 'whe' | 'whd' | 'sgn' | 'otk';
 
 /** Opaque public ids: a type prefix and 16 URL-safe random characters (~95 bits). */
 export function newId(prefix: IdPrefix): string {

@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Sequelize, Transaction, type Options } from 'sequelize';
+import { Sequelize, Transaction, type Options, type TransactionOptions } from 'sequelize';
 
 import { sqliteDriver } from './sqlite-driver';
 
@@ -40,6 +40,30 @@ function tighten(path: string, mode: number): void {
 	if ((stats.mode & 0o077) !== 0) chmodSync(path, mode);
 }
 
+type ManagedTransaction = (options: TransactionOptions, run: (t: Transaction) => Promise<unknown>) => Promise<unknown>;
+
+/**
+ * SQLite only: one write transaction at a time in this process. The sqlite3 driver runs each
+ * statement on one of libuv's four pool threads, and a BEGIN IMMEDIATE that waits for the write
+ * lock holds its thread for the whole busy timeout; four of them waiting took every thread, the
+ * transaction holding the lock could not run its COMMIT, and all of them stalled for 5 s and then
+ * failed. Waiting here, in a promise queue, costs no thread. (Other processes, such as a CLI
+ * command, still meet the busy timeout, which is what it is for.)
+ */
+function serialiseTransactions(sequelize: Sequelize): void {
+	const original = sequelize.transaction.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
+	let tail: Promise<unknown> = Promise.resolve();
+	sequelize.transaction = ((first: unknown, second: unknown) => {
+		const run = typeof first === 'function' ? first : second;
+		// An unmanaged transaction (no callback) is the caller's to commit: left as it is.
+		if (typeof run !== 'function') return original(first);
+		const options = typeof first === 'function' ? {} : first;
+		const result = tail.then(() => (original as ManagedTransaction)(options as TransactionOptions, run as never));
+		tail = result.catch(() => undefined);
+		return result;
+	}) as Sequelize['transaction'];
+}
+
 export interface DatabaseOptions {
 	databaseUrl: string;
 	poolMax?: number;
@@ -68,6 +92,7 @@ export async function openDatabase({ databaseUrl, poolMax = 10 }: DatabaseOption
 			dialectModule: sqliteDriver,
 			retry: { max: 10, match: [/SQLITE_BUSY/] },
 		});
+		serialiseTransactions(sequelize);
 		await sequelize.query('PRAGMA journal_mode = WAL');
 		await sequelize.query('PRAGMA synchronous = NORMAL');
 	} else {

@@ -4,6 +4,7 @@ import { SequelizeStorage, Umzug, type RunnableMigration } from 'umzug';
 import * as initial from './migrations/0001-initial';
 import * as sessions from './migrations/0002-sessions';
 import * as postgresIdOrder from './migrations/0003-postgres-id-order';
+import * as signInAndOneTimeKeys from './migrations/0004a-sign-in-attempts-and-one-time-keys';
 import * as events from './migrations/0006-events';
 import * as webhooks from './migrations/0008-webhooks';
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0001-initial', initial],
 	['0002-sessions', sessions],
 	['0003-postgres-id-order', postgresIdOrder],
+	['0004a-sign-in-attempts-and-one-time-keys', signInAndOneTimeKeys],
 	['0006-events', events],
 	['0008-webhooks', webhooks],
 ];

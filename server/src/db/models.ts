@@ -6,14 +6,16 @@ import { Course } from '../courses/model';
 import { Enrollment } from '../enrollments/model';
 import { Event } from '../events/model';
 import { Organization } from '../organizations/model';
+import { OneTimeKeyRow } from '../settings/one-time-key-model';
+import { SignInAttempt } from '../sign-in/model';
 import { User } from '../users/model';
 import { WebhookDelivery, WebhookEndpoint } from '../webhooks/model';
 
 /** Binds every model to the process's one Sequelize instance. */
 export function initModels(sequelize: Sequelize): void {
-	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent, Event, WebhookEndpoint, WebhookDelivery]) {
+	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent, Event, WebhookEndpoint, WebhookDelivery, SignInAttempt, OneTimeKeyRow]) {
 		model.initModel(sequelize);
 	}
 }
 
-export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, Organization, User, WebhookDelivery, WebhookEndpoint };
+export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, OneTimeKeyRow, Organization, SignInAttempt, User, WebhookDelivery, WebhookEndpoint };

@@ -125,7 +125,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 
 	/** Hands the new secret to the one page that shows it (POST → 303 → GET, so never twice). */
 	async function showOnce(req: Request, res: Response, { apiKey, secret }: IssuedKey, action: 'created' | 'rotated') {
-		oneTimeKeys.put(req, { keyId: apiKey.id, label: apiKey.label, scopes: apiKey.scopeList, masked: apiKey.masked, action, secret });
+		await oneTimeKeys.put(req, { keyId: apiKey.id, label: apiKey.label, scopes: apiKey.scopeList, masked: apiKey.masked, action, secret });
 		await redirectAfterSave(req, res, `${BASE}/new-key`);
 	}
 
@@ -163,7 +163,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	 * it leads to the keys list.
 	 */
 	router.get(`${BASE}/new-key`, async (req, res) => {
-		const shown = oneTimeKeys.take(req);
+		const shown = await oneTimeKeys.take(req);
 		if (!shown) return redirectAfterSave(req, res, BASE);
 		// Forgotten by the session before the page leaves, not after.
 		await saveSession(req);

@@ -1,9 +1,9 @@
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { csrfSync } from 'csrf-sync';
 
 import type { AppDeps } from '../http/deps';
 import { apiKeyPages } from './api-keys-pages';
+import { csrfProtection } from './csrf';
 import { webhookPages } from './webhooks-pages';
 import { errorPage, notFoundPage } from './errors';
 import { OneTimeKeyBox } from './one-time-key';
@@ -35,16 +35,30 @@ const pageSecurity = helmet({
 	referrerPolicy: { policy: 'same-origin' },
 });
 
+/** Whether a form value (a string, or a list of them for repeated fields) holds a NUL byte. */
+function holdsNul(value: unknown): boolean {
+	return Array.isArray(value) ? value.some(holdsNul) : typeof value === 'string' && value.includes('\0');
+}
+
+/**
+ * NUL bytes have no place in a page address or a form field, and PostgreSQL refuses them in
+ * text: refused here with a 400 page rather than reaching a query. The sign-in form is the
+ * exception: its fields are checked by the sign-in itself, which records the attempt as failed
+ * (a NUL byte there is a failed sign-in like any other).
+ */
+const refuseNulBytes: RequestHandler = (req, _res, next) => {
+	const signIn = req.method === 'POST' && req.originalUrl.split('?')[0] === '/login';
+	const fields = Object.values((req.body as Record<string, unknown> | undefined) ?? {});
+	if (/%00/i.test(req.originalUrl) || (!signIn && fields.some(holdsNul))) {
+		return next(Object.assign(new Error('NUL byte in the request'), { status: 400, expose: true }));
+	}
+	next();
+};
+
 /** The settings pages (/login, /logout, /settings, /settings/api-keys). */
 export function createSettingsRouter(deps: AppDeps): Router {
 	const views = createViews();
 	const oneTimeKeys = new OneTimeKeyBox(deps.config.sessionSecret);
-	const { csrfSynchronisedProtection } = csrfSync({
-		getTokenFromRequest: (req) => {
-			const token = (req.body as Record<string, unknown> | undefined)?._csrf;
-			return typeof token === 'string' ? token : undefined;
-		},
-	});
 
 	const router = Router();
 
@@ -60,8 +74,9 @@ export function createSettingsRouter(deps: AppDeps): Router {
 			next();
 		},
 		express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 }),
+		refuseNulBytes,
 		sessionMiddleware(deps.sequelize, deps.config.sessionSecret),
-		csrfSynchronisedProtection,
+		csrfProtection,
 		loadViewer,
 	);
 

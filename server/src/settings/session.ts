@@ -3,8 +3,6 @@ import session from 'express-session';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Sequelize } from 'sequelize';
 
-import type { SealedKey } from './one-time-key';
-
 export const SESSION_COOKIE = 'lms.sid';
 const SESSION_HOURS = 8;
 
@@ -17,8 +15,8 @@ declare module 'express-session' {
 	interface SessionData {
 		/** Set only by a successful sign-in, on a freshly regenerated session. */
 		userId: string;
-		/** The secret of a key just created or rotated, sealed, until the next page shows it once. */
-		oneTimeKey: SealedKey;
+		/** The `one_time_keys` row of a key just created or rotated, until the next page shows it once. */
+		oneTimeKey: string;
 		/** A message for the next page, e.g. "Key revoked". */
 		notice: Notice;
 	}

@@ -1,7 +1,9 @@
 import { Router, type Request } from 'express';
 
+import { beginSignIn, couldBeAccount, finishSignIn, printable, SignInThrottled } from '../sign-in/throttle';
 import { User } from '../users/model';
-import { verifyPassword } from '../users/password';
+import { hashPassword, needsRehash, verifyPassword } from '../users/password';
+import { clearSignInToken } from './csrf';
 import { redirectAfterSave, SESSION_COOKIE } from './session';
 import { safeNext } from './viewer';
 import type { Views } from './views';
@@ -35,16 +37,33 @@ export function signInRoutes(views: Views): Router {
 		const email = field(req, 'email').trim();
 		const password = field(req, 'password');
 		const next = safeNext(field(req, 'next'));
-		const user = email ? await User.findOne({ where: { emailLower: email.toLowerCase() } }) : null;
+		// The form comes back with what was typed, minus what no e-mail address contains.
+		const shownEmail = printable(email);
+		let attempt;
+		try {
+			attempt = await beginSignIn(email, { ip: req.ip ?? 'unknown', userAgent: req.get('user-agent') });
+		} catch (err) {
+			if (!(err instanceof SignInThrottled)) throw err;
+			res.setHeader('Retry-After', String(err.retryAfterSeconds));
+			return views.render(req, res, 'login.njk', { next, email: shownEmail, error: err.message }, 429);
+		}
+		const user = couldBeAccount(email) ? await User.findOne({ where: { emailLower: email.toLowerCase() } }) : null;
 		// verifyPassword spends the same time when there is no user or no password hash, so the
 		// answer's timing does not tell which emails have accounts either.
-		const valid = await verifyPassword(password, user?.passwordHash ?? null);
+		// No password holds a NUL byte; and scrypt's HMAC pads its key with zeros, so "pw\0" would
+		// otherwise pass for "pw".
+		const valid = (await verifyPassword(password, user?.passwordHash ?? null)) && !password.includes('\0');
 		if (!user || !valid) {
-			return views.render(req, res, 'login.njk', { next, email, error: SIGN_IN_FAILED }, 401);
+			await finishSignIn(attempt, 'failed', user);
+			return views.render(req, res, 'login.njk', { next, email: shownEmail, error: SIGN_IN_FAILED }, 401);
 		}
+		await finishSignIn(attempt, 'succeeded', user);
+		// The password is known right now and only now: the moment to bring an old hash up to today's cost.
+		if (needsRehash(user.passwordHash)) await user.update({ passwordHash: await hashPassword(password) });
 		// A new session id at sign-in, so a session id planted before it is worth nothing after.
 		await regenerate(req);
 		req.session.userId = user.id;
+		clearSignInToken(req, res);
 		await redirectAfterSave(req, res, next);
 	});
 

@@ -1,13 +1,103 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 
-/** scrypt with N=2^15 (~50 ms here): slow for a guesser, fine for a sign-in. */
-const PARAMS: ScryptOptions = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/**
+ * scrypt with N = 2^17, r = 8, p = 1 (OWASP's password storage cheat sheet): about 0.3 s and
+ * 128 MiB per hash here. Hashes are self-describing (`scrypt$N$r$p$salt$hash`), so older, cheaper
+ * ones still verify and are upgraded at the next successful sign-in (needsRehash).
+ */
+const PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
 const KEY_LENGTH = 64;
+/** A stored hash asking for more than this is refused rather than allowed to take the memory. */
+const MAX_N = 2 ** 20;
 
-function derive(password: string, salt: Buffer, params: ScryptOptions): Promise<Buffer> {
-	return new Promise((resolve, reject) => {
-		scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, params, (err, key) => (err ? reject(err) : resolve(key)));
-	});
+interface ScryptParams {
+	N: number;
+	r: number;
+	p: number;
+}
+
+/**
+ * Hashing runs on worker threads of its own, never on libuv's thread pool: `crypto.scrypt` would
+ * take pool threads that the SQLite driver (and DNS, and fs) need, and a storm of sign-ins would
+ * then stall every API request behind it. One worker per spare core (one here, two at most)
+ * runs synchronous scrypt, one hash at a time; further hashes wait in the worker's queue, so
+ * sign-ins slow down under a storm while the API does not.
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { scryptSync } = require('node:crypto');
+parentPort.on('message', ({ id, password, salt, keyLength, params }) => {
+	try {
+		const key = scryptSync(password, Buffer.from(salt), keyLength, params);
+		parentPort.postMessage({ id, key });
+	} catch (err) {
+		parentPort.postMessage({ id, error: err && err.message ? err.message : String(err) });
+	}
+});
+`;
+
+interface Job {
+	resolve(key: Buffer): void;
+	reject(err: Error): void;
+}
+
+class HashWorker {
+	private worker: Worker | undefined;
+	private readonly jobs = new Map<number, Job>();
+	private nextId = 1;
+
+	get pending(): number {
+		return this.jobs.size;
+	}
+
+	run(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+		const worker = this.start();
+		const id = this.nextId++;
+		return new Promise<Buffer>((resolve, reject) => {
+			this.jobs.set(id, { resolve, reject });
+			// Keeps the process alive only while a hash is owed (a CLI command awaits it).
+			worker.ref();
+			worker.postMessage({
+				id,
+				password,
+				salt,
+				keyLength: KEY_LENGTH,
+				params: { ...params, maxmem: 128 * params.N * params.r * 2 },
+			});
+		});
+	}
+
+	private start(): Worker {
+		if (this.worker) return this.worker;
+		const worker = new Worker(WORKER_SOURCE, { eval: true });
+		worker.on('message', ({ id, key, error }: { id: number; key?: Uint8Array; error?: string }) => {
+			const job = this.jobs.get(id);
+			this.jobs.delete(id);
+			if (this.jobs.size === 0) worker.unref();
+			if (!job) return;
+			if (key) job.resolve(Buffer.from(key));
+			else job.reject(new Error(`password hashing failed: ${error}`));
+		});
+		const fail = (err: Error) => {
+			if (this.worker === worker) this.worker = undefined;
+			for (const job of this.jobs.values()) job.reject(err);
+			this.jobs.clear();
+		};
+		worker.on('error', fail);
+		worker.on('exit', (code) => fail(new Error(`password hashing worker stopped (exit ${code})`)));
+		worker.unref();
+		this.worker = worker;
+		return worker;
+	}
+}
+
+const WORKERS = Array.from({ length: Math.max(1, Math.min(2, availableParallelism() - 1)) }, () => new HashWorker());
+
+function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+	const worker = WORKERS.reduce((least, w) => (w.pending < least.pending ? w : least));
+	return worker.run(password.normalize('NFKC'), salt, params);
 }
 
 /** `scrypt$N$r$p$salt$hash`, self-describing so the cost can be raised later. */
@@ -17,21 +107,28 @@ export async function hashPassword(password: string): Promise<string> {
 	return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-	// Without a stored hash, still spend the same time, so a sign-in does not reveal which
-	// emails have accounts.
+function parse(stored: string | null): { params: ScryptParams; salt: Buffer; hash: Buffer } | undefined {
 	const parts = stored?.split('$') ?? [];
-	if (parts.length !== 6 || parts[0] !== 'scrypt') {
+	if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
+	const [N, r, p] = parts.slice(1, 4).map(Number);
+	if (![N, r, p].every(Number.isInteger) || N < 2 || N > MAX_N || r < 1 || r > 32 || p < 1 || p > 16) return undefined;
+	return { params: { N, r, p }, salt: Buffer.from(parts[4], 'base64'), hash: Buffer.from(parts[5], 'base64') };
+}
+
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+	const parsed = parse(stored);
+	// Without a usable stored hash, still spend the same time, so a sign-in does not reveal which
+	// emails have accounts.
+	if (!parsed) {
 		await derive(password, randomBytes(16), PARAMS);
 		return false;
 	}
-	const [, n, r, p, salt, hash] = parts;
-	const expected = Buffer.from(hash, 'base64');
-	const actual = await derive(password, Buffer.from(salt, 'base64'), {
-		...PARAMS,
-		N: Number(n),
-		r: Number(r),
-		p: Number(p),
-	});
-	return actual.length === expected.length && timingSafeEqual(actual, expected);
+	const actual = await derive(password, parsed.salt, parsed.params);
+	return actual.length === parsed.hash.length && timingSafeEqual(actual, parsed.hash);
+}
+
+/** True for a hash made with weaker parameters than today's: rehash it once the password is known. */
+export function needsRehash(stored: string | null): boolean {
+	const parsed = parse(stored);
+	return parsed !== undefined && (parsed.params.N < PARAMS.N || parsed.params.r < PARAMS.r || parsed.params.p < PARAMS.p);
 }

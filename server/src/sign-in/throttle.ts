@@ -1,0 +1,116 @@
+import { Op, type Transaction } from 'sequelize';
+
+import { RuleError } from '../common/rule-error';
+import type { User } from '../users/model';
+import { SignInAttempt } from './model';
+
+/**
+ * SPEC §14: at most 10 failed sign-ins per account in 15 minutes, whatever the IP, and at most
+ * 20 per IP; beyond that every sign-in is refused, the right password included, until the
+ * window passes. Throttle, never lock: the limit lifts by itself (OWASP's authentication cheat
+ * sheet), so an attacker can delay the owner by at most one window at a time, never shut them
+ * out (docs/settings.md).
+ *
+ * The counters are rows of `sign_in_attempts` in the database, so every instance sees them. An
+ * attempt is recorded as `pending` before its password is checked, under a lock on its account
+ * and IP, and pending ones count: concurrent guesses cannot all pass the check before any of
+ * them is recorded.
+ */
+export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+export const MAX_FAILURES_PER_ACCOUNT = 10;
+export const MAX_FAILURES_PER_IP = 20;
+
+const COUNTED = ['pending', 'failed'];
+
+export class SignInThrottled extends RuleError {
+	constructor(readonly retryAfterSeconds: number) {
+		const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+		super(
+			'sign_in_throttled',
+			`Too many failed sign-ins. Wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
+		);
+		this.name = 'SignInThrottled';
+	}
+}
+
+/** Control characters (NUL included) cannot be stored in PostgreSQL text; they are shown as �. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Text as typed, with control characters replaced, so that it can be stored and shown. */
+export function printable(text: string): string {
+	return text.replace(new RegExp(CONTROL.source, 'g'), '\uFFFD');
+}
+
+/** The e-mail as attempted, as the throttle and the audit log key it: lower case, printable, bounded. */
+export function attemptedEmail(email: string): string {
+	return printable(email.trim().toLowerCase()).slice(0, 254);
+}
+
+/** Whether an attempted e-mail could belong to an account at all (worth a lookup). */
+export function couldBeAccount(email: string): boolean {
+	return email.length > 0 && email.length <= 254 && !CONTROL.test(email);
+}
+
+export interface SignInOrigin {
+	ip: string;
+	userAgent?: string | null;
+}
+
+/** Serialises the counting of one account and one IP across instances (SQLite's IMMEDIATE transaction already does). */
+async function lock(transaction: Transaction, keys: string[]): Promise<void> {
+	const sequelize = SignInAttempt.sequelize!;
+	if (sequelize.getDialect() !== 'postgres') return;
+	// Always account first, then IP: a fixed order cannot deadlock.
+	for (const key of keys) {
+		await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key }, transaction });
+	}
+}
+
+async function windowOf(where: { email: string } | { ip: string }, since: Date, transaction: Transaction): Promise<Date[]> {
+	const rows = await SignInAttempt.findAll({
+		attributes: ['createdAt'],
+		where: { ...where, outcome: COUNTED, createdAt: { [Op.gt]: since } },
+		order: [['createdAt', 'ASC']],
+		transaction,
+	});
+	return rows.map((r) => r.createdAt);
+}
+
+/** When the oldest of the attempts that hold the limit leaves the window, or undefined if under it. */
+function freeAt(times: Date[], limit: number): number | undefined {
+	return times.length >= limit ? times[times.length - limit].getTime() + SIGN_IN_WINDOW_MS : undefined;
+}
+
+/**
+ * Records a sign-in attempt before the password is checked. Throws SignInThrottled (the attempt
+ * is recorded as `throttled`) when the account or the IP has used up its failures; otherwise
+ * returns the pending attempt, to be closed with finishSignIn.
+ */
+export async function beginSignIn(email: string, origin: SignInOrigin): Promise<SignInAttempt> {
+	const key = attemptedEmail(email);
+	const row = { email: key, ip: origin.ip.slice(0, 64), userAgent: origin.userAgent?.slice(0, 300) ?? null };
+	const result = await SignInAttempt.sequelize!.transaction(async (transaction) => {
+		await lock(transaction, [`lms:sign-in:account:${key}`, `lms:sign-in:ip:${row.ip}`]);
+		const now = Date.now();
+		const since = new Date(now - SIGN_IN_WINDOW_MS);
+		const until = Math.max(
+			freeAt(await windowOf({ email: key }, since, transaction), MAX_FAILURES_PER_ACCOUNT) ?? 0,
+			freeAt(await windowOf({ ip: row.ip }, since, transaction), MAX_FAILURES_PER_IP) ?? 0,
+		);
+		if (until > now) {
+			await SignInAttempt.create({ ...row, outcome: 'throttled' }, { transaction });
+			return Math.max(1, Math.ceil((until - now) / 1000));
+		}
+		return SignInAttempt.create({ ...row, outcome: 'pending' }, { transaction });
+	});
+	if (typeof result === 'number') throw new SignInThrottled(result);
+	return result;
+}
+
+/** Closes an attempt: a failure keeps counting for the rest of the window, a success never did. */
+export async function finishSignIn(attempt: SignInAttempt, outcome: 'failed' | 'succeeded', user: User | null): Promise<void> {
+	// In a transaction of its own, so that on SQLite it queues behind beginSignIn's rather than racing it.
+	await SignInAttempt.sequelize!.transaction((transaction) =>
+		attempt.update({ outcome, userId: user?.id ?? null, organizationId: user?.organizationId ?? null }, { transaction }),
+	);
+}
