@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory  events  webhooks
+ *   api-overhead  scale  return-all  memory  events  webhooks  sign-in-storm
  */
 import { apiOverhead } from './api-overhead';
 import { eventsBench } from './events';
@@ -9,6 +9,7 @@ import { memory } from './memory';
 import { returnAllBench } from './return-all';
 import { scale } from './scale';
 import { webhooksBench } from './webhooks';
+import { signInStorm } from './sign-in-storm';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
 	'api-overhead': apiOverhead,
@@ -17,6 +18,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	memory,
 	events: eventsBench,
 	webhooks: webhooksBench,
+	'sign-in-storm': signInStorm,
 };
 
 async function main(): Promise<void> {

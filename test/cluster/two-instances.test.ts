@@ -6,6 +6,7 @@ import { createClient } from 'redis';
 import { runCli } from '../helpers/cli';
 import { assertRedisReachable, createPostgresDatabase, redisTestUrl, type TestDatabase } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
+import { PageClient } from '../helpers/page-client';
 
 /**
  * The deployment SPEC §7 and docs/production.md describe: two real `lms-server` processes
@@ -59,6 +60,7 @@ describe('two instances, one PostgreSQL, one Redis', () => {
 	let key: { id: string; key: string };
 	let studentId: string;
 	let courseId: string;
+	let accounts: Array<{ email: string; password: string; organization: string; role: string }>;
 
 	const cli = async (...args: string[]) => {
 		const result = await runCli(args, { env: { DATABASE_URL: env.DATABASE_URL } });
@@ -82,7 +84,11 @@ describe('two instances, one PostgreSQL, one Redis', () => {
 
 		// The deploy step: migrate once, seed, then start every instance with --no-migrate.
 		expect(await cli('migrate')).toMatch(/^Applied 0001-initial/);
-		const demo = JSON.parse(await cli('seed', '--demo', '--json')) as { organizations: Array<{ slug: string; id: string }> };
+		const demo = JSON.parse(await cli('seed', '--demo', '--json')) as {
+			organizations: Array<{ slug: string; id: string }>;
+			accounts: typeof accounts;
+		};
+		accounts = demo.accounts;
 		key = JSON.parse(await cli('keys', 'create', '--org', 'acme', '--label', 'cluster', '--scopes', ALL_SCOPES, '--json'));
 		studentId = (JSON.parse(await cli('users', 'create', '--org', 'acme', '--email', 'racer@acme.test', '--name', 'Racer', '--role', 'student', '--json')) as { id: string }).id;
 		const pg = new Client({ connectionString: database.databaseUrl });
@@ -181,5 +187,24 @@ describe('two instances, one PostgreSQL, one Redis', () => {
 		}
 		const listed = await hit(instances[1], `/api/v1/enrollments?student_id=${studentId}`, { ip: '203.0.113.31', key: key.key });
 		expect(listed.body.pagination.total).toBe(1);
+	});
+	test('(d) failed sign-ins for one account count on both instances: of 20 concurrent guesses over both, exactly 10 are checked', async () => {
+		const { email, password } = accounts.find((a) => a.organization === 'globex' && a.role === 'super_admin')!;
+		const pages = await Promise.all(
+			Array.from({ length: 20 }, async (_, i) => {
+				// Distinct loopback source addresses: distinct client IPs, with no X-Forwarded-For.
+				const client = new PageClient(instances[i % 2].url, `127.0.1.${10 + i}`);
+				const form = await client.get('/login');
+				return client.post('/login', { email, password: `guess-${i}`, _csrf: PageClient.csrfToken(form) });
+			}),
+		);
+		const statuses = pages.map((p) => p.status);
+		expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+		expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+		for (const instance of instances) {
+			const owner = await new PageClient(instance.url, '127.0.1.99').signIn(email, password);
+			expect(owner.status).toBe(429);
+			expect(Number(owner.headers['retry-after'])).toBeGreaterThan(0);
+		}
 	});
 });
