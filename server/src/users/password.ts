@@ -43,10 +43,14 @@ interface Job {
 	reject(err: Error): void;
 }
 
+/** An idle worker is stopped after this long (a CLI command or a quiet server needs none). */
+const IDLE_MS = 30_000;
+
 class HashWorker {
 	private worker: Worker | undefined;
 	private readonly jobs = new Map<number, Job>();
 	private nextId = 1;
+	private idleTimer: NodeJS.Timeout | undefined;
 
 	get pending(): number {
 		return this.jobs.size;
@@ -54,6 +58,7 @@ class HashWorker {
 
 	run(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
 		const worker = this.start();
+		clearTimeout(this.idleTimer);
 		const id = this.nextId++;
 		return new Promise<Buffer>((resolve, reject) => {
 			this.jobs.set(id, { resolve, reject });
@@ -69,19 +74,31 @@ class HashWorker {
 		});
 	}
 
+	private idle(worker: Worker): void {
+		worker.unref();
+		this.idleTimer = setTimeout(() => {
+			if (this.worker === worker && this.jobs.size === 0) {
+				this.worker = undefined;
+				void worker.terminate();
+			}
+		}, IDLE_MS).unref();
+	}
+
 	private start(): Worker {
 		if (this.worker) return this.worker;
 		const worker = new Worker(WORKER_SOURCE, { eval: true });
 		worker.on('message', ({ id, key, error }: { id: number; key?: Uint8Array; error?: string }) => {
 			const job = this.jobs.get(id);
 			this.jobs.delete(id);
-			if (this.jobs.size === 0) worker.unref();
+			if (this.jobs.size === 0) this.idle(worker);
 			if (!job) return;
 			if (key) job.resolve(Buffer.from(key));
 			else job.reject(new Error(`password hashing failed: ${error}`));
 		});
 		const fail = (err: Error) => {
-			if (this.worker === worker) this.worker = undefined;
+			// A worker stopped for idleness is no longer current, and its successor's jobs are not its own.
+			if (this.worker !== worker) return;
+			this.worker = undefined;
 			for (const job of this.jobs.values()) job.reject(err);
 			this.jobs.clear();
 		};
