@@ -126,26 +126,32 @@ describe('NUL bytes', () => {
 		}
 	});
 
-	test('anywhere else on the settings pages: a 400 page, never a 5xx', async () => {
+	test('anywhere else on the settings pages: a 4xx page that says why, never a 5xx', async () => {
 		const client = await signedIn();
 		const { id } = await server.createKey('acme', ['read:users'], 'nul target');
 		const token = PageClient.csrfToken(await client.get('/settings/api-keys'));
-		const answers = [
+		const inAddress = [
 			await client.get('/login?next=%00'),
 			await client.get('/settings?x=%00'),
 			await client.get(`/settings/api-keys/${id}%00/rotate`),
 			await client.get('/settings/api-keys/%00/revoke'),
-			await client.post('/settings/api-keys', { label: 'a\0b', scopes: 'read:users', _csrf: token }),
-			await client.post('/settings/api-keys', { label: 'ok', scopes: 'read:users\0', _csrf: token }),
 			await client.post(`/settings/api-keys/${id}%00/rotate`, { _csrf: token }),
 			await client.post('/settings/api-keys/%00/revoke', { _csrf: token }),
-			await client.post('/logout', { _csrf: `${token}\0` }),
 		];
-		for (const answer of answers) {
+		for (const answer of inAddress) {
 			expect(answer.status).toBe(400);
 			expect(answer.headers['content-type']).toMatch(/^text\/html/);
 			expect(answer.body).toContain('Request not accepted');
 		}
+		const label = await client.post('/settings/api-keys', { label: 'a\0b', scopes: 'read:users', _csrf: token });
+		expect(label.status).toBe(422);
+		expect(label.body).toContain('The label contains control characters');
+		const scope = await client.post('/settings/api-keys', { label: 'ok', scopes: 'read:users\0', _csrf: token });
+		expect(scope.status).toBe(422);
+		expect(scope.body).toContain('Unknown scope');
+		const csrf = await client.post('/logout', { _csrf: `${token}\0` });
+		expect(csrf.status).toBe(403);
+		expect(csrf.body).toContain('This form has expired');
 		// The key the requests named is untouched, and the session still works.
 		expect((await ApiKey.findByPk(id))!.status).toBe('active');
 		expect((await client.get('/settings/api-keys')).status).toBe(200);

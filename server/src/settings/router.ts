@@ -35,22 +35,15 @@ const pageSecurity = helmet({
 	referrerPolicy: { policy: 'same-origin' },
 });
 
-/** Whether a form value (a string, or a list of them for repeated fields) holds a NUL byte. */
-function holdsNul(value: unknown): boolean {
-	return Array.isArray(value) ? value.some(holdsNul) : typeof value === 'string' && value.includes('\0');
-}
-
 /**
- * NUL bytes have no place in a page address or a form field, and PostgreSQL refuses them in
- * text: refused here with a 400 page rather than reaching a query. The sign-in form is the
- * exception: its fields are checked by the sign-in itself, which records the attempt as failed
- * (a NUL byte there is a failed sign-in like any other).
+ * NUL bytes have no place in a page address, and PostgreSQL refuses them in text: a `%00` in the
+ * path or query is answered with a 400 page rather than reaching a query. Form fields are each
+ * checked by the rule they feed (a label with control characters is refused with the form, a NUL
+ * in the sign-in form is a failed sign-in, a wrong CSRF token a 403).
  */
 const refuseNulBytes: RequestHandler = (req, _res, next) => {
-	const signIn = req.method === 'POST' && req.originalUrl.split('?')[0] === '/login';
-	const fields = Object.values((req.body as Record<string, unknown> | undefined) ?? {});
-	if (/%00/i.test(req.originalUrl) || (!signIn && fields.some(holdsNul))) {
-		return next(Object.assign(new Error('NUL byte in the request'), { status: 400, expose: true }));
+	if (/%00/i.test(req.originalUrl)) {
+		return next(Object.assign(new Error('NUL byte in the address'), { status: 400, expose: true }));
 	}
 	next();
 };
