@@ -1,16 +1,55 @@
+import Joi from 'joi';
+import { Op } from 'sequelize';
+
 import { listEndpoint } from '../http/list';
 import { idParam } from '../http/validate';
 import { Certificate } from './model';
 import { serializeCertificate } from './serialize';
 
-/** GET /api/v1/certificates, filtered by `student_id` and `course_id`. */
-export const listCertificates = listEndpoint<Certificate, { student_id: string; course_id: string }>({
+/**
+ * An ISO 8601 date-time with its offset (`2026-05-01T00:00:00Z`, `…+02:00`, optional fraction),
+ * naming a day and time that exist. A bare date or a time without offset is refused: which
+ * instant it means would be a guess.
+ */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/i;
+
+function isDateTime(value: string): boolean {
+	const m = DATE_TIME.exec(value);
+	if (!m) return false;
+	const [year, month, day, hour, minute, second = 0] = m.slice(1, 7).map((part) => Number(part ?? 0));
+	const inMonth = new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+	const offsetOk = m[8] === undefined || (Number(m[8]) <= 23 && Number(m[9]) <= 59);
+	return month >= 1 && month <= 12 && inMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetOk && !Number.isNaN(Date.parse(value));
+}
+
+const dateTimeParam = () =>
+	Joi.string()
+		.custom((value: string, helpers) => (isDateTime(value) ? value : helpers.error('string.dateTime')))
+		.messages({ 'string.dateTime': '{{#label}} must be an ISO 8601 date-time with an offset, such as 2026-05-01T00:00:00Z' });
+
+/**
+ * GET /api/v1/certificates, filtered by `student_id`, `course_id` and the expiry window:
+ * `expires_after` < expires_at < `expires_before`, both bounds excluded. A certificate that
+ * never expires (expires_at null) is in no window.
+ */
+export const listCertificates = listEndpoint<
+	Certificate,
+	{ student_id: string; course_id: string; expires_before: string; expires_after: string }
+>({
 	model: Certificate,
-	filters: { student_id: idParam('user'), course_id: idParam('course') },
-	where: (organizationId, { student_id, course_id }) => ({
+	filters: { student_id: idParam('user'), course_id: idParam('course'), expires_before: dateTimeParam(), expires_after: dateTimeParam() },
+	where: (organizationId, { student_id, course_id, expires_before, expires_after }) => ({
 		organizationId,
 		...(student_id !== undefined ? { studentId: student_id } : {}),
 		...(course_id !== undefined ? { courseId: course_id } : {}),
+		...(expires_before !== undefined || expires_after !== undefined
+			? {
+					expiresAt: {
+						...(expires_before !== undefined ? { [Op.lt]: new Date(expires_before) } : {}),
+						...(expires_after !== undefined ? { [Op.gt]: new Date(expires_after) } : {}),
+					},
+				}
+			: {}),
 	}),
 	serialize: serializeCertificate,
 });

@@ -1,12 +1,18 @@
 import { listEndpoint } from '../http/list';
+import { searchParam } from '../search/param';
+import { searchWhere } from '../search/words';
 import { Course } from './model';
 import { serializeCourse } from './serialize';
 import { PUBLISHED } from './visibility';
 
-/** GET /api/v1/courses: the organization's published courses. */
-export const listCourses = listEndpoint<Course, Record<string, never>>({
+/** GET /api/v1/courses: the organization's published courses; `search` matches a word of the title. */
+export const listCourses = listEndpoint<Course, { search: string }>({
 	model: Course,
-	filters: {},
-	where: (organizationId) => ({ organizationId, ...PUBLISHED }),
+	filters: { search: searchParam() },
+	where: (organizationId, { search }) => ({
+		organizationId,
+		...PUBLISHED,
+		...(search !== undefined ? searchWhere(Course.sequelize!, 'course', organizationId, search) : {}),
+	}),
 	serialize: serializeCourse,
 });

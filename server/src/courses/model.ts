@@ -1,6 +1,7 @@
-import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize, type Transaction } from 'sequelize';
 
 import { newId } from '../common/ids';
+import { indexRecords, wordSuffixes } from '../search/words';
 import type { Organization } from '../organizations/model';
 
 export const COURSE_STATUSES = ['draft', 'published'] as const;
@@ -31,7 +32,23 @@ export class Course extends Model<InferAttributes<Course>, InferCreationAttribut
 				createdAt: DataTypes.DATE,
 				updatedAt: DataTypes.DATE,
 			},
-			{ sequelize, tableName: 'courses' },
+			{
+				sequelize,
+				tableName: 'courses',
+				// The search index is written in the creating transaction, whoever creates the course.
+				hooks: {
+					afterCreate: (course, options) => indexCourses([course], options.transaction),
+					afterBulkCreate: (courses, options) => indexCourses(courses, options.transaction),
+				},
+			},
 		);
 	}
 }
+
+const indexCourses = (courses: readonly Course[], transaction: Transaction | null | undefined) =>
+	indexRecords(
+		Course.sequelize!,
+		'course',
+		courses.map((c) => ({ id: c.id, organizationId: c.organizationId, texts: wordSuffixes(c.title) })),
+		transaction,
+	);

@@ -6,6 +6,7 @@ import * as sessions from './migrations/0002-sessions';
 import * as postgresIdOrder from './migrations/0003-postgres-id-order';
 import * as signInAndOneTimeKeys from './migrations/0004a-sign-in-attempts-and-one-time-keys';
 import * as events from './migrations/0006-events';
+import * as searchWords from './migrations/0007-search-words';
 import * as webhooks from './migrations/0008-webhooks';
 
 type Migration = RunnableMigration<QueryInterface>;
@@ -20,6 +21,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0003-postgres-id-order', postgresIdOrder],
 	['0004a-sign-in-attempts-and-one-time-keys', signInAndOneTimeKeys],
 	['0006-events', events],
+	['0007-search-words', searchWords],
 	['0008-webhooks', webhooks],
 ];
 

@@ -1,7 +1,8 @@
-import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize, type Transaction } from 'sequelize';
 
 import { newId } from '../common/ids';
 import type { Organization } from '../organizations/model';
+import { indexRecords, normalize, wordSuffixes } from '../search/words';
 import { EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress } from './email';
 
 export const ROLES = ['student', 'instructor', 'admin', 'super_admin'] as const;
@@ -48,8 +49,19 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 					beforeValidate: (user) => {
 						if (typeof user.email === 'string') user.emailLower = user.email.toLowerCase();
 					},
+					// The search index is written in the creating transaction, whoever creates the user.
+					afterCreate: (user, options) => indexUsers([user], options.transaction),
+					afterBulkCreate: (users, options) => indexUsers(users, options.transaction),
 				},
 			},
 		);
 	}
 }
+
+const indexUsers = (users: readonly User[], transaction: Transaction | null | undefined) =>
+	indexRecords(
+		User.sequelize!,
+		'user',
+		users.map((u) => ({ id: u.id, organizationId: u.organizationId, texts: [normalize(u.email), ...wordSuffixes(u.name)] })),
+		transaction,
+	);

@@ -1,0 +1,91 @@
+import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+
+/**
+ * Prefix search (SPEC §13) through an index, never a scan: `search_words` holds, per record, the
+ * lower-cased texts a search may start with, and a search is a range over its primary key
+ * (`word >= text AND word < next(text)`), so nothing the caller typed is ever a LIKE pattern.
+ *
+ * The texts of a name or title are its suffixes from each word start ("ada lovelace",
+ * "lovelace"): a word starts with a one-word search exactly when such a suffix does, and a
+ * search of several words ("ada love") still finds the name. A user's e-mail is one more text.
+ */
+
+export type SearchKind = 'user' | 'course';
+
+/** Texts are compared lower-cased with runs of white space as one space, on both sides. */
+export function normalize(text: string): string {
+	return text.toLowerCase().replace(/\s+/gu, ' ');
+}
+
+/** The suffixes of `text` that start at a word. */
+export function wordSuffixes(text: string): string[] {
+	const words = normalize(text).trim().split(' ').filter((w) => w !== '');
+	return words.map((_, i) => words.slice(i).join(' '));
+}
+
+/**
+ * The smallest string greater than every string starting with `prefix`, in code point order
+ * (SQLite's BINARY and PostgreSQL's "C" collation on UTF-8 both compare that way); null when
+ * there is none (only U+10FFFF characters).
+ */
+export function nextPrefix(prefix: string): string | null {
+	const points = Array.from(prefix).map((c) => c.codePointAt(0)!);
+	while (points.length > 0) {
+		const last = points.pop()!;
+		if (last < 0x10ffff) {
+			points.push(last === 0xd7ff ? 0xe000 : last + 1);
+			return String.fromCodePoint(...points);
+		}
+	}
+	return null;
+}
+
+export interface Searchable {
+	id: string;
+	organizationId: string;
+}
+
+/**
+ * Writes the search texts of new records, in the transaction that creates them. Called by the
+ * User and Course model hooks, so every path that creates one (API, CLI, seed, demo activity)
+ * keeps the index.
+ */
+export async function indexRecords(
+	sequelize: Sequelize,
+	kind: SearchKind,
+	records: Array<Searchable & { texts: string[] }>,
+	transaction: Transaction | null | undefined,
+): Promise<void> {
+	const rows = records.flatMap((r) =>
+		[...new Set(r.texts.filter((t) => t !== ''))].map((word) => ({ organization_id: r.organizationId, kind, word, record_id: r.id })),
+	);
+	// Chunks keep each statement far below SQLite's and PostgreSQL's bound-parameter limits.
+	for (let i = 0; i < rows.length; i += 5_000) {
+		await sequelize.getQueryInterface().bulkInsert('search_words', rows.slice(i, i + 5_000), { transaction: transaction ?? undefined });
+	}
+}
+
+// Control characters never occur in names, titles or e-mails (they are refused on write), and
+// PostgreSQL refuses NUL in a text parameter: such a search simply matches nothing.
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * The where-clause part that keeps only records of `kind` in `organizationId` with a text
+ * starting with `search`: `id IN (SELECT record_id FROM search_words WHERE …range…)`, served by
+ * the primary key (organization_id, kind, word, record_id). The list's count uses the same
+ * where, so totals are exact.
+ */
+export function searchWhere(sequelize: Sequelize, kind: SearchKind, organizationId: string, search: string): WhereOptions {
+	const text = normalize(search);
+	if (CONTROL.test(text)) return { id: { [Op.in]: [] } };
+	const upper = nextPrefix(text);
+	const q = (value: string) => sequelize.escape(value);
+	const range = `word >= ${q(text)}${upper === null ? '' : ` AND word < ${q(upper)}`}`;
+	return {
+		id: {
+			[Op.in]: sequelize.literal(
+				`(SELECT record_id FROM search_words WHERE organization_id = ${q(organizationId)} AND kind = ${q(kind)} AND ${range})`,
+			),
+		},
+	};
+}
