@@ -5,7 +5,9 @@ import { Problem } from '../../server/src/common/problem';
 import { ApiKey, connect, Course, migrate, Organization, User } from '../../server/src/db';
 import { openDatabase } from '../../server/src/db/database';
 import { enrollStudent } from '../../server/src/enrollments/enroll';
+import { migrator } from '../../server/src/db/migrate';
 import { pageOf } from '../../server/src/http/list';
+import { searchWhere } from '../../server/src/search/words';
 import { createOrganization } from '../../server/src/organizations/service';
 import { createUser } from '../../server/src/users/service';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database';
@@ -44,11 +46,54 @@ describe(`data layer (${testDialect()})`, () => {
 		try {
 			const applied = await Promise.all(instances.map((s) => migrate(s)));
 			expect(applied.filter((names) => names.length > 0)).toHaveLength(1);
-			expect(applied.flat()).toEqual(['0001-initial', '0002-sessions', '0003-postgres-id-order', '0004a-sign-in-attempts-and-one-time-keys', '0006-events', '0008-webhooks']);
+			expect(applied.flat()).toEqual(['0001-initial', '0002-sessions', '0003-postgres-id-order', '0004a-sign-in-attempts-and-one-time-keys', '0006-events', '0007-search-words', '0008-webhooks']);
 		} finally {
 			await Promise.all(instances.map((s) => s.close()));
 			await fresh.remove();
 		}
+	});
+
+	test('migration 0007 indexes the users and courses that exist before it', async () => {
+		const fresh = await createTestDatabase();
+		const other = await openDatabase({ databaseUrl: fresh.databaseUrl, poolMax: 1 });
+		try {
+			await migrator(other).up({ to: '0006-events' });
+			const now = "'2024-01-01 00:00:00.000 +00:00'";
+			await other.query(`INSERT INTO organizations (id, name, slug, plan, created_at, updated_at) VALUES ('org_old', 'Old', 'old', 'enterprise', ${now}, ${now})`);
+			await other.query(
+				`INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at)
+				 VALUES ('usr_old', 'org_old', 'Edith Clarke', 'E.Clarke@old.example', 'e.clarke@old.example', 'student', NULL, ${now}, ${now})`,
+			);
+			await other.query(
+				`INSERT INTO courses (id, organization_id, title, description, status, published_at, created_at, updated_at)
+				 VALUES ('crs_old', 'org_old', 'Power Systems', '', 'published', ${now}, ${now}, ${now})`,
+			);
+			await migrate(other);
+			const [rows] = await other.query("SELECT kind, word, record_id FROM search_words WHERE organization_id = 'org_old' ORDER BY kind, word");
+			expect(rows).toEqual([
+				{ kind: 'course', word: 'power systems', record_id: 'crs_old' },
+				{ kind: 'course', word: 'systems', record_id: 'crs_old' },
+				{ kind: 'user', word: 'clarke', record_id: 'usr_old' },
+				{ kind: 'user', word: 'e.clarke@old.example', record_id: 'usr_old' },
+				{ kind: 'user', word: 'edith clarke', record_id: 'usr_old' },
+			]);
+		} finally {
+			await other.close();
+			await fresh.remove();
+		}
+	});
+
+	test('search ranges compare code points, whatever the database collation', async () => {
+		const page = { page: 1, perPage: 50 };
+		const names = ['Zoë Ångström', 'Anders Zorn', 'Åsa Berg'];
+		const made = [];
+		for (const name of names) made.push(await createUser({ organization: org, email: `${made.length}@collate.example`, name, role: 'student', password: undefined }));
+		const found = async (text: string) =>
+			(await pageOf(User, { organizationId: org.id, ...searchWhere(sequelize, 'user', org.id, text) }, page)).rows.map((u) => u.name).sort();
+		expect(await found('åN')).toEqual(['Zoë Ångström']);
+		expect(await found('an')).toEqual(['Anders Zorn']);
+		expect(await found('zo')).toEqual(['Anders Zorn', 'Zoë Ångström']);
+		expect(await found('zoë å')).toEqual(['Zoë Ångström']);
 	});
 
 	test('timestamps keep their milliseconds and order by instant', async () => {
