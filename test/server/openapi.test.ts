@@ -123,6 +123,9 @@ describe('successful responses match the document', () => {
 		['/api/v1/users', '/api/v1/users?role=student&per_page=2'],
 		['/api/v1/users', '/api/v1/users?email=alice@acme.example'],
 		['/api/v1/courses', '/api/v1/courses'],
+		['/api/v1/users', '/api/v1/users?search=ALI&role=student'],
+		['/api/v1/courses', '/api/v1/courses?search=saf'],
+		['/api/v1/certificates', '/api/v1/certificates?expires_after=2024-01-01T00:00:00Z&expires_before=2030-01-01T00:00:00%2B02:00'],
 		['/api/v1/enrollments', '/api/v1/enrollments?status=completed'],
 		['/api/v1/enrollments', '/api/v1/enrollments?page=50'],
 		['/api/v1/certificates', '/api/v1/certificates?per_page=100'],
@@ -151,6 +154,9 @@ describe('successful responses match the document', () => {
 			status: 'active',
 			type: 'enrollment.*',
 			limit: '5',
+			search: 'al',
+			expires_before: '2030-01-01T00:00:00Z',
+			expires_after: '2024-01-01T00:00:00Z',
 		};
 		// One change, so that the feed has an event to name in after.
 		const enrolled = { student_id: world.users.erin.id, course_id: world.courses.advanced.id };

@@ -85,6 +85,21 @@ const filterParams = {
 	role: queryParam('role', 'Only users with this role.', { type: 'string', enum: [...ROLES] }),
 	student_id: queryParam('student_id', 'Only records of this student.', { type: 'string', pattern: ID_PATTERNS.user.source }),
 	course_id: queryParam('course_id', 'Only records of this course.', { type: 'string', pattern: ID_PATTERNS.course.source }),
+	search: queryParam(
+		'search',
+		'1 to 100 characters. Only records with a word starting with this text, compared without regard to case: for users a word of the name or the e-mail address, for courses a word of the title. Several words match consecutive words ("ada love" finds "Ada Lovelace"). Order and totals as without it.',
+		{ type: 'string', minLength: 1, maxLength: 100 },
+	),
+	expires_before: queryParam(
+		'expires_before',
+		'ISO 8601 date-time with an offset (e.g. 2026-05-01T00:00:00Z). Only certificates whose expires_at is strictly before it; certificates that never expire are never included.',
+		{ type: 'string', format: 'date-time' },
+	),
+	expires_after: queryParam(
+		'expires_after',
+		'ISO 8601 date-time with an offset. Only certificates whose expires_at is strictly after it; certificates that never expire are never included.',
+		{ type: 'string', format: 'date-time' },
+	),
 	status: queryParam('status', 'Only enrollments in this status.', { type: 'string', enum: [...ENROLLMENT_STATUSES] }),
 };
 
@@ -306,9 +321,9 @@ export function openApiDocument() {
 				`Every request is limited per client IP (shared with the whole platform). Scopes: ${SCOPES.join(', ')}.`,
 		},
 		paths: {
-			'/api/v1/users': listOperation('listUsers', 'List users', 'User', 'read:users', ['email', 'role']),
+			'/api/v1/users': listOperation('listUsers', 'List users', 'User', 'read:users', ['email', 'role', 'search']),
 			'/api/v1/users/{id}': getOperation('getUser', 'Retrieve a user', 'User', 'read:users', ID_PATTERNS.user),
-			'/api/v1/courses': listOperation('listCourses', 'List published courses', 'Course', 'read:courses', []),
+			'/api/v1/courses': listOperation('listCourses', 'List published courses', 'Course', 'read:courses', ['search']),
 			'/api/v1/courses/{id}': getOperation('getCourse', 'Retrieve a published course', 'Course', 'read:courses', ID_PATTERNS.course),
 			'/api/v1/enrollments': {
 				...listOperation('listEnrollments', 'List enrollments', 'Enrollment', 'read:enrollments', ['student_id', 'course_id', 'status']),
@@ -318,7 +333,7 @@ export function openApiDocument() {
 				...getOperation('getEnrollment', 'Retrieve an enrollment', 'Enrollment', 'read:enrollments', ID_PATTERNS.enrollment),
 				patch: updateEnrollment,
 			},
-			'/api/v1/certificates': listOperation('listCertificates', 'List certificates', 'Certificate', 'read:enrollments', ['student_id', 'course_id']),
+			'/api/v1/certificates': listOperation('listCertificates', 'List certificates', 'Certificate', 'read:enrollments', ['student_id', 'course_id', 'expires_before', 'expires_after']),
 			'/api/v1/certificates/{id}': getOperation('getCertificate', 'Retrieve a certificate', 'Certificate', 'read:enrollments', ID_PATTERNS.certificate),
 			'/api/v1/events': { get: listEvents },
 			'/api/v1/events/{id}': { get: getEvent },
