@@ -17,6 +17,11 @@ export interface LoadPlan {
 	organizationId: string;
 	users: number;
 	enrollments: number;
+	/**
+	 * Also fill the search index (search_words) as the User model hook would: the e-mail and the
+	 * suffixes of the name from each word ("bench user 42", "user 42", "42").
+	 */
+	searchWords?: boolean;
 }
 
 /** Id suffixes: i ↦ (i × an odd constant) mod 2^40 is a bijection, so they are unique and unordered. */
@@ -69,6 +74,16 @@ export async function loadSqlite(file: string, plan: LoadPlan): Promise<void> {
 				        'student', NULL, ${ts('i')}, ${ts('i')} FROM s`,
 				[from, to, plan.organizationId],
 			);
+			if (plan.searchWords) {
+				await sqliteRun(
+					db,
+					`${series}, w(i, word) AS (
+					   SELECT i, 'user' || i || '@bench.example' FROM s UNION ALL SELECT i, 'bench user ' || i FROM s
+					   UNION ALL SELECT i, 'user ' || i FROM s UNION ALL SELECT i, CAST(i AS TEXT) FROM s)
+					 INSERT INTO search_words (organization_id, kind, word, record_id) SELECT ?, 'user', word, 'usr_' || ${SQLITE_SUFFIX('i')} FROM w`,
+					[from, to, plan.organizationId],
+				);
+			}
 			await sqliteRun(db, 'COMMIT');
 		});
 
@@ -110,6 +125,15 @@ export async function loadPostgres(databaseUrl: string, plan: LoadPlan): Promise
 				        'student', NULL, ${ts('i')}, ${ts('i')} FROM generate_series($2::int, $3::int - 1) AS i`,
 				[plan.organizationId, from, to],
 			);
+			if (plan.searchWords) {
+				await client.query(
+					`INSERT INTO search_words (organization_id, kind, word, record_id)
+					 SELECT $1, 'user', w.word, 'usr_' || ${PG_SUFFIX('i')}
+					 FROM generate_series($2::int, $3::int - 1) AS i,
+					      LATERAL (VALUES ('user' || i || '@bench.example'), ('bench user ' || i), ('user ' || i), (i::text)) AS w(word)`,
+					[plan.organizationId, from, to],
+				);
+			}
 		});
 		await inBatches(plan.enrollments, 'enrollments', async (from, to) => {
 			await client.query(
