@@ -96,6 +96,16 @@ describe(`data layer (${testDialect()})`, () => {
 		expect(await found('zoë å')).toEqual(['Zoë Ångström']);
 	});
 
+	test('users created at once are each indexed in their own transaction, and found at once', async () => {
+		const made = await Promise.all(
+			Array.from({ length: 12 }, (_, i) => createUser({ organization: org, email: `race${i}@race.example`, name: `Racer Number${i}`, role: 'student', password: undefined })),
+		);
+		const where = { organizationId: org.id, ...searchWhere(sequelize, 'user', org.id, 'RACER') };
+		const { rows, total } = await pageOf(User, where, { page: 1, perPage: 50 });
+		expect(total).toBe(12);
+		expect(rows.map((u) => u.id).sort()).toEqual(made.map((u) => u.id).sort());
+	});
+
 	test('timestamps keep their milliseconds and order by instant', async () => {
 		const base = Date.UTC(2024, 5, 1, 12, 0, 0, 0);
 		const made = [];

@@ -2,6 +2,8 @@ import type { Sequelize } from 'sequelize';
 
 import { Certificate, connect, Course, Enrollment, migrate, Organization, User } from '../../server/src/db';
 import { seedDemo, type DemoResult } from '../../server/src/demo/seed';
+import { pageOf } from '../../server/src/http/list';
+import { searchWhere } from '../../server/src/search/words';
 import { verifyPassword } from '../../server/src/users/password';
 import { runCli } from '../helpers/cli';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
@@ -24,6 +26,28 @@ describe('lms-server seed --demo', () => {
 	afterAll(async () => {
 		await sequelize.close();
 		await db.remove();
+	});
+
+	it('every seeded user and course is in the search index, by each word of its name or title', async () => {
+		let coursesSeen = 0;
+		for (const organization of demo.organizations) {
+			const users = await User.findAll({ where: { organizationId: organization.id } });
+			for (const user of users) {
+				for (const text of [user.email.slice(0, 5).toUpperCase(), user.name.split(' ').at(-1)!.toLowerCase()]) {
+					const where = { organizationId: organization.id, ...searchWhere(sequelize, 'user', organization.id, text) };
+					const found = (await pageOf(User, where, { page: 1, perPage: 100 })).rows.map((u) => u.id);
+					expect([text, found.includes(user.id)]).toEqual([text, true]);
+				}
+			}
+			const courses = await Course.findAll({ where: { organizationId: organization.id } });
+			coursesSeen += courses.length;
+			for (const course of courses) {
+				const text = course.title.split(' ').at(-1)!;
+				const where = { organizationId: organization.id, ...searchWhere(sequelize, 'course', organization.id, text) };
+				expect((await pageOf(Course, where, { page: 1, perPage: 100 })).rows.map((c) => c.id)).toContain(course.id);
+			}
+		}
+		expect(coursesSeen).toBeGreaterThan(0);
 	});
 
 	it('prints organizations, accounts with passwords and draft course ids as one JSON document', () => {
