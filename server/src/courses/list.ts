@@ -10,9 +10,8 @@ export const listCourses = listEndpoint<Course, { search: string }>({
 	model: Course,
 	filters: { search: searchParam() },
 	where: (organizationId, { search }) => ({
-		organizationId,
+		...(search !== undefined ? searchWhere(Course.sequelize!, 'course', organizationId, search) : { organizationId }),
 		...PUBLISHED,
-		...(search !== undefined ? searchWhere(Course.sequelize!, 'course', organizationId, search) : {}),
 	}),
 	serialize: serializeCourse,
 });

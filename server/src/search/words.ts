@@ -70,18 +70,26 @@ export async function indexRecords(
 const CONTROL = /\p{Cc}/u;
 
 /**
- * The where-clause part that keeps only records of `kind` in `organizationId` with a text
- * starting with `search`: `id IN (SELECT record_id FROM search_words WHERE …range…)`, served by
- * the primary key (organization_id, kind, word, record_id). The list's count uses the same
- * where, so totals are exact.
+ * The where clause of a search: records of `kind` in `organizationId` with a text starting with
+ * `search`, i.e. `id IN (SELECT record_id FROM search_words WHERE …range…)`, served by the
+ * primary key (organization_id, kind, word, record_id). The list's count uses the same where,
+ * so totals are exact.
+ *
+ * The organization is also checked on the record itself, written `organization_id || ''` on
+ * purpose: that keeps the check from using the (organization_id, created_at, id) indexes, which
+ * SQLite would otherwise walk through the whole organization in list order, testing each row
+ * against the matches (625 ms on 1,000,000 users, bench/search.ts). This way both databases
+ * start from the matches and sort only those.
  */
 export function searchWhere(sequelize: Sequelize, kind: SearchKind, organizationId: string, search: string): WhereOptions {
+	const inOrganization = sequelize.where(sequelize.literal("organization_id || ''"), organizationId);
 	const text = normalize(search);
-	if (CONTROL.test(text)) return { id: { [Op.in]: [] } };
+	if (CONTROL.test(text)) return { [Op.and]: [inOrganization], id: { [Op.in]: [] } };
 	const upper = nextPrefix(text);
 	const q = (value: string) => sequelize.escape(value);
 	const range = `word >= ${q(text)}${upper === null ? '' : ` AND word < ${q(upper)}`}`;
 	return {
+		[Op.and]: [inOrganization],
 		id: {
 			[Op.in]: sequelize.literal(
 				`(SELECT record_id FROM search_words WHERE organization_id = ${q(organizationId)} AND kind = ${q(kind)} AND ${range})`,

@@ -22,10 +22,9 @@ export const listUsers = listEndpoint<User, { email: string; role: string; searc
 		search: searchParam(),
 	},
 	where: (organizationId, { email, role, search }) => ({
-		organizationId,
+		...(search !== undefined ? searchWhere(User.sequelize!, 'user', organizationId, search) : { organizationId }),
 		...(email !== undefined ? { emailLower: email.toLowerCase() } : {}),
 		...(role !== undefined ? { role } : {}),
-		...(search !== undefined ? searchWhere(User.sequelize!, 'user', organizationId, search) : {}),
 	}),
 	serialize: serializeUser,
 });
