@@ -3,11 +3,11 @@ import type { Transaction } from 'sequelize';
 import { issueCertificate } from '../certificates/issue';
 import { isIdOf } from '../common/id-shapes';
 import { problems } from '../common/problem';
+import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import type { EventType } from '../events/types';
 import { Enrollment, type EnrollmentStatus } from './model';
 import { serializeEnrollment } from './serialize';
-import { writeTransaction } from '../db/write-transaction';
 
 /** What a caller asks for: SPEC §10's `{ status?, progress_percent? }`. */
 export interface EnrollmentChange {

@@ -3,11 +3,11 @@ import { UniqueConstraintError } from 'sequelize';
 import { isIdOf } from '../common/id-shapes';
 import { problems } from '../common/problem';
 import { Course } from '../courses/model';
+import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import { User } from '../users/model';
 import { Enrollment } from './model';
 import { serializeEnrollment } from './serialize';
-import { writeTransaction } from '../db/write-transaction';
 
 /**
  * Enrolls a student of the organization in one of its published courses, or says why not.

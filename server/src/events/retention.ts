@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize';
 
-import { Event } from './model';
-import { storedDate } from './record';
 import { writeTransaction } from '../db/write-transaction';
 import { pruneDeliveries } from '../webhooks/retention';
+import { Event } from './model';
+import { storedDate } from './record';
 
 const DAY_MS = 24 * 3_600_000;
 /** Small batches keep each delete short (on SQLite it holds the one write lock). */

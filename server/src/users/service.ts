@@ -1,14 +1,14 @@
 import { UniqueConstraintError } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
-import type { Organization } from '../organizations/model';
-import { recordEvent } from '../events/record';
 import { hasControlCharacters } from '../common/text';
+import { writeTransaction } from '../db/write-transaction';
+import { recordEvent } from '../events/record';
+import type { Organization } from '../organizations/model';
 import { EMAIL_RULE, isEmailAddress } from './email';
+import { ROLES, User, type Role } from './model';
 import { hashPassword } from './password';
 import { serializeUser } from './serialize';
-import { ROLES, User, type Role } from './model';
-import { writeTransaction } from '../db/write-transaction';
 
 /** Roles that sign in to the settings pages, so they cannot exist without a password. */
 export const SIGN_IN_ROLES: readonly Role[] = ['admin', 'super_admin'];
