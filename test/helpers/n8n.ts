@@ -11,7 +11,6 @@ import { join } from 'node:path';
 
 import {
 	CredentialTestContext,
-	ExecuteContext,
 	ExecutionLifecycleHooks,
 	PackageDirectoryLoader,
 	PollContext,
@@ -29,7 +28,6 @@ import {
 	type ICredentialTestFunction,
 	type ICredentialType,
 	type IDataObject,
-	type IExecuteData,
 	type IHttpRequestOptions,
 	type INode,
 	type INodeCredentialTestResult,
