@@ -1,0 +1,103 @@
+/**
+ * The two triggers inside a running n8n (`n8n start`), driven through n8n's REST API as the
+ * editor drives it, with the changes made by the operator's CLI:
+ * - LMS Trigger (polling): activated, a user created with `lms-server users create`, the next
+ *   poll's execution carries exactly that user as the API answers it.
+ * - LMS Instant Trigger (webhook): activation subscribes it in the LMS, an enrollment completed
+ *   with `lms-server enrollments update` runs the workflow once within 2 seconds, deactivation
+ *   removes the endpoint from the LMS.
+ */
+import { runCli } from '../helpers/cli';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { N8nHome, sleep, waitFor, workflowFrom, type N8nServer } from './n8n';
+
+const CREDENTIAL = 'lmsRealCred00001';
+const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks'];
+
+let lms: TestServer;
+let key: string;
+let home: N8nHome;
+let n8n: N8nServer;
+
+async function api<T>(path: string): Promise<T> {
+	const response = await fetch(`${lms.baseUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` } });
+	if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+	return (await response.json()) as T;
+}
+
+async function cli(...args: string[]): Promise<string> {
+	const result = await runCli(args, { env: { DATABASE_URL: lms.databaseUrl } });
+	if (result.code !== 0) throw new Error(`lms-server ${args.join(' ')}: ${result.stderr}`);
+	return result.stdout;
+}
+
+async function importWorkflow(name: string): Promise<string> {
+	const workflow = workflowFrom(name, { CREDENTIAL_ID: CREDENTIAL });
+	await home.importWorkflow(workflow);
+	return String(workflow.id);
+}
+
+beforeAll(async () => {
+	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
+	key = (await lms.createKey('acme', SCOPES, 'real n8n triggers')).key;
+	home = await N8nHome.create();
+	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } }]);
+	const polled = await importWorkflow('lms-trigger');
+	const pushed = await importWorkflow('instant-trigger');
+	n8n = await home.start();
+	expect([polled, pushed]).toEqual(['lmsRealTrigger01', 'lmsRealInstant02']);
+}, 600_000);
+
+afterAll(async () => {
+	await n8n?.stop();
+	home?.remove();
+	await lms?.stop();
+});
+
+it('LMS Trigger: a user created after activation starts one execution with that user', async () => {
+	const workflowId = 'lmsRealTrigger01';
+	// Activation runs the baseline poll; n8n may answer before it is done, and a user created
+	// in between would be part of the baseline. The cursor in the static data says it is done.
+	await n8n.activate(workflowId, async () => JSON.stringify((await n8n.staticData(workflowId)) ?? {}).length > 2);
+
+	const created = await cli('users', 'create', '--org', 'acme', '--email', 'polled.newcomer@acme.test', '--name', 'Polled Newcomer', '--role', 'student', '--json');
+	const userId = (JSON.parse(created) as { id: string }).id;
+
+	// The next poll is at most a minute away (n8n's shortest polling interval).
+	await waitFor(async () => (await n8n.executions(workflowId)).length > 0, 90_000, 'the poll that sees the new user');
+	await sleep(1000);
+	const executions = await n8n.executions(workflowId);
+	expect(executions).toHaveLength(1);
+	expect(executions[0].status).toBe('success');
+	expect(executions[0].run.nodes['LMS Trigger'].items).toEqual([await api(`/users/${userId}`)]);
+	await n8n.deactivate(workflowId);
+});
+
+it('LMS Instant Trigger: subscribes on activation, runs once within 2 s of a completion, unsubscribes on deactivation', async () => {
+	const workflowId = 'lmsRealInstant02';
+	const endpoints = async () => (await api<{ data: Array<{ id: string; url: string; events: string[] }> }>('/webhook_endpoints')).data;
+	await n8n.activate(workflowId, async () => (await endpoints()).length === 1);
+	const [endpoint] = await endpoints();
+	expect(endpoint.url.startsWith(n8n.url)).toBe(true);
+	expect(endpoint.events).toEqual(['enrollment.completed']);
+
+	const { data } = await api<{ data: Array<{ id: string }> }>('/enrollments?status=active&per_page=1');
+	const enrollmentId = data[0].id;
+	await cli('enrollments', 'update', enrollmentId, '--status', 'completed');
+	const changedAt = Date.now();
+
+	await waitFor(async () => (await n8n.executions(workflowId)).length > 0, 10_000, 'the pushed completion');
+	const [execution] = await n8n.executions(workflowId);
+	const latency = Date.parse(execution.startedAt) - changedAt;
+	expect(latency).toBeLessThan(2000);
+	const [item] = execution.run.nodes['LMS Instant Trigger'].items;
+	expect(item).toMatchObject({ id: enrollmentId, status: 'completed' });
+	expect(item).toMatchObject(await api<Record<string, unknown>>(`/enrollments/${enrollmentId}`));
+
+	await sleep(3000); // a second delivery of the same event would have arrived by now
+	expect(await n8n.executions(workflowId)).toHaveLength(1);
+
+	await n8n.deactivate(workflowId);
+	await waitFor(async () => (await endpoints()).length === 0, 30_000, 'the endpoint to be removed from the LMS');
+	console.info(`LMS Instant Trigger: ${latency} ms from the CLI's exit to n8n's execution start`);
+});
