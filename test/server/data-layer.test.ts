@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 
 import { authenticate, createKey, rotateKey } from '../../server/src/api-keys/service';
-import { Problem } from '../../server/src/common/problem';
+import { RuleError } from '../../server/src/common/rule-error';
 import { ApiKey, connect, Course, migrate, Organization, User } from '../../server/src/db';
 import { openDatabase } from '../../server/src/db/database';
 import { enrollStudent } from '../../server/src/enrollments/enroll';
@@ -154,7 +154,7 @@ describe(`data layer (${testDialect()})`, () => {
 		await expect(createOrganization({ name: 'Acme again', slug: 'acme', plan: 'starter' })).rejects.toMatchObject({ code: 'slug_taken' });
 	});
 
-	test('50 concurrent identical enrollments: exactly one is created, the rest are 409 naming it', async () => {
+	test('50 concurrent identical enrollments: exactly one is created, the rest are refused already_enrolled naming it', async () => {
 		const student = await User.create({ organizationId: org.id, name: 'Racer', email: 'racer@acme.example', role: 'student', passwordHash: null });
 		const course = await Course.create({ organizationId: org.id, title: 'Race', description: 'd', status: 'published', publishedAt: new Date() });
 		const results = await Promise.allSettled(Array.from({ length: 50 }, () => enrollStudent(org.id, student.id, course.id)));
@@ -162,9 +162,9 @@ describe(`data layer (${testDialect()})`, () => {
 		expect(created).toHaveLength(1);
 		const winner = (created[0] as PromiseFulfilledResult<{ id: string }>).value.id;
 		for (const r of results.filter((x) => x.status === 'rejected')) {
-			const reason = (r as PromiseRejectedResult).reason as Problem;
-			expect(reason).toBeInstanceOf(Problem);
-			expect({ status: reason.status, code: reason.code, id: reason.extra.enrollment_id }).toEqual({ status: 409, code: 'already_enrolled', id: winner });
+			const reason = (r as PromiseRejectedResult).reason as RuleError;
+			expect(reason).toBeInstanceOf(RuleError);
+			expect({ code: reason.code, id: reason.details.enrollmentId }).toEqual({ code: 'already_enrolled', id: winner });
 		}
 	});
 

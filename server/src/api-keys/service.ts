@@ -1,10 +1,10 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 
-import { problems } from '../common/problem';
 import { RuleError } from '../common/rule-error';
 import { hasControlCharacters } from '../common/text';
 import { buildRows, selectList } from '../db/hot-path';
 import { Organization } from '../organizations/model';
+import { hasApiAccess } from '../organizations/plan';
 import { generateKey, hashKey, isWellFormedKey, maskKey } from './key-format';
 import { ApiKey, AuditEvent, SCOPES, type AuditAction, type Scope } from './model';
 
@@ -27,6 +27,24 @@ export type KeyRuleCode =
 	| 'invalid_scopes'
 	| 'key_not_found'
 	| 'key_not_active';
+
+/** Why a bearer token does not authenticate anyone. */
+export type AuthErrorCode = 'invalid_api_key' | 'api_key_revoked' | 'api_key_rotated';
+
+const AUTH_MESSAGES: Record<AuthErrorCode, string> = {
+	invalid_api_key: 'The API key is not valid.',
+	api_key_revoked: 'The API key was revoked.',
+	api_key_rotated: 'The API key was rotated and replaced by a new one.',
+};
+
+/** A token that names no usable key: the shared RuleError, with the authentication codes. */
+export class AuthError extends RuleError {
+	declare readonly code: AuthErrorCode;
+	constructor(code: AuthErrorCode) {
+		super(code, AUTH_MESSAGES[code]);
+		this.name = 'AuthError';
+	}
+}
 
 /** A rule the caller broke about keys: the shared RuleError, with the key codes. */
 export class KeyRuleError extends RuleError {
@@ -77,10 +95,10 @@ export function normaliseScopes(scopes: unknown): Scope[] {
 	return chosen;
 }
 
-async function enterpriseOrganization(organizationId: string, transaction?: Transaction): Promise<Organization> {
+async function organizationWithApiAccess(organizationId: string, transaction?: Transaction): Promise<Organization> {
 	const org = await Organization.findByPk(organizationId, { transaction });
 	if (!org) throw new KeyRuleError('organization_not_found', 'No such organization.');
-	if (org.plan !== 'enterprise') {
+	if (!hasApiAccess(org.plan)) {
 		throw new KeyRuleError('plan_required', 'API keys are available on the Enterprise plan only. Upgrade the organization first.');
 	}
 	return org;
@@ -139,7 +157,7 @@ export async function createKey(input: {
 	const label = normaliseLabel(input.label);
 	const scopes = normaliseScopes(input.scopes);
 	return sequelizeOf().transaction(async (transaction) => {
-		await enterpriseOrganization(input.organizationId, transaction);
+		await organizationWithApiAccess(input.organizationId, transaction);
 		const issued = await insertKey(input.organizationId, label, scopes, input.actor, transaction);
 		await audit('key.created', issued.apiKey, input.actor, input.origin ?? {}, transaction);
 		return issued;
@@ -192,7 +210,7 @@ export async function rotateKey(input: {
 }): Promise<IssuedKey> {
 	return sequelizeOf().transaction(async (transaction) => {
 		const old = await activeKey(input.keyId, input.organizationId, transaction);
-		await enterpriseOrganization(old.organizationId, transaction);
+		await organizationWithApiAccess(old.organizationId, transaction);
 		await claimActive(old, { status: 'rotated' }, transaction);
 		const issued = await insertKey(old.organizationId, old.label, old.scopeList, input.actor, transaction);
 		await old.update({ replacedBy: issued.apiKey.id }, { transaction });
@@ -238,24 +256,24 @@ export interface Caller {
 }
 
 /**
- * Resolves a bearer token to its key and organization, or throws the Problem that says why
+ * Resolves a bearer token to its key and organization, or throws the AuthError that says why
  * not. Reads the database on every call: a cache would let a revoked or rotated key through
  * for as long as it lived, on every instance that held it.
  */
 export async function authenticate(token: string): Promise<Caller> {
-	if (!isWellFormedKey(token)) throw problems.invalidApiKey();
+	if (!isWellFormedKey(token)) throw new AuthError('invalid_api_key');
 	// One indexed query (key_hash is unique) for the key and its organization, read fresh each
 	// time; a LEFT JOIN so that the checks below keep their order (revoked before organization).
 	const rows = await sequelizeOf().query<Record<string, unknown>>(authenticateSql(), {
 		type: QueryTypes.SELECT,
 		replacements: { keyHash: hashKey(token) },
 	});
-	if (rows.length === 0) throw problems.invalidApiKey();
+	if (rows.length === 0) throw new AuthError('invalid_api_key');
 	const { apiKeyRow, organizationRow } = splitRow(rows[0]);
 	const [apiKey] = buildRows(ApiKey, [apiKeyRow]);
-	if (apiKey.status === 'revoked') throw problems.apiKeyRevoked();
-	if (apiKey.status === 'rotated') throw problems.apiKeyRotated();
-	if (organizationRow.id == null) throw problems.invalidApiKey();
+	if (apiKey.status === 'revoked') throw new AuthError('api_key_revoked');
+	if (apiKey.status === 'rotated') throw new AuthError('api_key_rotated');
+	if (organizationRow.id == null) throw new AuthError('invalid_api_key');
 	const [organization] = buildRows(Organization, [organizationRow]);
 	touchLastUsed(apiKey);
 	return { apiKey, organization };

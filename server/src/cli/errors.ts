@@ -1,7 +1,6 @@
 import { CommanderError } from 'commander';
 import { ConnectionError } from 'sequelize';
 
-import { Problem } from '../common/problem';
 import { RuleError } from '../common/rule-error';
 import { ConfigError } from '../config';
 import { escapeControlCharacters } from '../common/text';
@@ -26,9 +25,8 @@ export function reportError(err: unknown): number {
 	let line: string;
 	let stack = '';
 	if (err instanceof ConfigError) line = `invalid configuration: ${err.message}`;
+	// The same rules as the API (e.g. an invalid enrollment transition), in the rule's own words.
 	else if (err instanceof RuleError || err instanceof CliError) line = err.message;
-	// The same rules as the API (e.g. an invalid enrollment transition), in the API's words.
-	else if (err instanceof Problem) line = err.errors?.map((e) => e.message).join(' ') || err.detail;
 	// The URL may hold a password, so name the variable rather than print it.
 	else if (err instanceof ConnectionError) line = `lost the database named by DATABASE_URL: ${err.message}`;
 	else {

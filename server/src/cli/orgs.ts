@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 
 import type { Organization } from '../organizations/model';
+import { hasApiAccess } from '../organizations/plan';
 import { changePlan, createOrganization } from '../organizations/service';
 import { withDatabase } from './context';
 import { printJson, printLines } from './output';
@@ -42,7 +43,7 @@ export function registerOrgs(program: Command): void {
 				const organization = await changePlan(slug, opts.plan);
 				if (opts.json) return printJson(organizationJson(organization));
 				const note =
-					organization.plan === 'enterprise'
+					hasApiAccess(organization.plan)
 						? 'Its active API keys work again.'
 						: 'Its API keys now answer 403 plan_required until it returns to enterprise.';
 				printLines(`${organization.slug} is now on the ${organization.plan} plan. ${note}`);

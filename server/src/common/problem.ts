@@ -1,6 +1,7 @@
 /**
  * Every error the server answers with is a Problem: RFC 9457 problem details plus a stable
- * `code`. Components throw Problems; one handler in http/ turns them into responses.
+ * `code`. The web layer throws Problems (and http/rule-problems.ts makes them from the domain's
+ * RuleErrors); one handler in http/ turns them into responses.
  */
 export interface FieldError {
 	param: string;
@@ -55,7 +56,10 @@ export function clip(text: string, max = MAX_ECHOED_CHARS): string {
 }
 const INVALID_TOKEN = `${REALM}, error="invalid_token"`;
 
-/** The catalogue: one constructor per stable code, so wording and headers live in one place. */
+/**
+ * The web layer's own answers: one constructor per stable code, so wording and headers live in
+ * one place. Broken business rules are answered by http/rule-problems.ts.
+ */
 export const problems = {
 	missingApiKey: () =>
 		new Problem({
@@ -165,76 +169,6 @@ export const problems = {
 			code: 'unsupported_media_type',
 			title: 'Unsupported media type',
 			detail: 'Send the body as JSON with the header "Content-Type: application/json".',
-		}),
-	studentNotFound: () =>
-		new Problem({
-			status: 422,
-			code: 'student_not_found',
-			title: 'Student not found',
-			detail: 'No user with this student_id exists in your organization. List users with GET /api/v1/users?role=student.',
-			errors: [{ param: 'student_id', code: 'not_found', message: 'No such user in this organization.' }],
-		}),
-	notAStudent: (role: string) =>
-		new Problem({
-			status: 422,
-			code: 'not_a_student',
-			title: 'Not a student',
-			detail: `The user is ${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}, not a student; only students can be enrolled.`,
-			errors: [{ param: 'student_id', code: 'not_a_student', message: `The user's role is ${role}.` }],
-		}),
-	courseNotFound: () =>
-		new Problem({
-			status: 422,
-			code: 'course_not_found',
-			title: 'Course not found',
-			detail: 'No course with this course_id exists in your organization. List courses with GET /api/v1/courses.',
-			errors: [{ param: 'course_id', code: 'not_found', message: 'No such course in this organization.' }],
-		}),
-	courseNotPublished: () =>
-		new Problem({
-			status: 422,
-			code: 'course_not_published',
-			title: 'Course not published',
-			detail: 'The course is a draft; students can be enrolled once it is published.',
-			errors: [{ param: 'course_id', code: 'not_published', message: 'The course is not published.' }],
-		}),
-	alreadyEnrolled: (enrollmentId: string) =>
-		new Problem({
-			status: 409,
-			code: 'already_enrolled',
-			title: 'Already enrolled',
-			detail: `The student is already enrolled in this course: see /api/v1/enrollments/${enrollmentId}.`,
-			extra: { enrollment_id: enrollmentId },
-		}),
-	invalidTransition: (from: string, to: string, detail: string) =>
-		new Problem({
-			status: 409,
-			code: 'invalid_transition',
-			title: 'Invalid transition',
-			detail: `An enrollment cannot go from ${from} to ${to}: ${detail}`,
-			extra: { from, to },
-		}),
-	cursorExpired: (retentionDays?: number) =>
-		new Problem({
-			status: 410,
-			code: 'cursor_expired',
-			title: 'Cursor expired',
-			detail: `The event named by after is older than the feed keeps${retentionDays ? ` (${retentionDays} days)` : ''} and was removed. Read the feed again without after, from the oldest event kept.`,
-		}),
-	invalidWebhookUrl: (detail: string) =>
-		new Problem({
-			status: 422,
-			code: 'invalid_webhook_url',
-			title: 'Invalid webhook URL',
-			detail,
-			errors: [{ param: 'url', code: 'invalid_webhook_url', message: detail }],
-		}),
-	tooManyEndpoints: (detail: string) =>
-		new Problem({
-			status: 422,
-			code: 'too_many_endpoints',
-			title: 'Too many webhook endpoints',
-			detail,
 		}),
 	/** The shared limit store (Redis) cannot be reached: refuse rather than serve unlimited. */
 	rateLimitUnavailable: () =>

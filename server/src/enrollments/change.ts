@@ -2,7 +2,7 @@ import type { Transaction } from 'sequelize';
 
 import { issueCertificate } from '../certificates/issue';
 import { isIdOf } from '../common/id-shapes';
-import { problems } from '../common/problem';
+import { RuleError } from '../common/rule-error';
 import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import type { EventType } from '../events/types';
@@ -35,23 +35,24 @@ function targetOf(from: EnrollmentStatus, { status, progress }: EnrollmentChange
 	return from === 'completed' ? 'active' : from;
 }
 
+/** The progress asked for does not fit the status asked for (the field is named for the caller). */
+function invalidChange(message: string): RuleError {
+	return new RuleError('invalid_change', message, { field: 'progress_percent' });
+}
+
 /** Requests that contradict themselves, whatever the enrollment's state. */
 function refuseContradictions({ status, progress }: EnrollmentChange): void {
 	if (status === 'completed' && progress !== undefined && progress !== 100) {
-		throw problems.invalidRequest([
-			{ param: 'progress_percent', code: 'invalid_value', message: 'progress_percent must be 100, or left out, when status is completed.' },
-		]);
+		throw invalidChange('progress_percent must be 100, or left out, when status is completed.');
 	}
 	if ((status === 'withdrawn' || status === 'expired') && progress === 100) {
-		throw problems.invalidRequest([
-			{ param: 'progress_percent', code: 'invalid_value', message: `progress_percent 100 completes the enrollment; leave it out to make it ${status}.` },
-		]);
+		throw invalidChange(`progress_percent 100 completes the enrollment; leave it out to make it ${status}.`);
 	}
 }
 
 /**
  * SPEC §10's transition table: which step takes `from` to `to`, nothing when the request
- * changes nothing (safe to retry), or 409 invalid_transition.
+ * changes nothing (safe to retry), or refuses with invalid_transition.
  */
 function stepOf(enrollment: Enrollment, to: EnrollmentStatus, progress: number | undefined): Step | undefined {
 	const from = enrollment.status;
@@ -59,12 +60,16 @@ function stepOf(enrollment: Enrollment, to: EnrollmentStatus, progress: number |
 	if (from === to) {
 		if (!progressChanges) return undefined;
 		if (from === 'active') return 'progress';
-		throw problems.invalidTransition(from, to, `the progress of a ${from} enrollment cannot change; reactivate it first with status active.`);
+		throw invalidTransition(from, to, `the progress of a ${from} enrollment cannot change; reactivate it first with status active.`);
 	}
-	if (from === 'completed') throw problems.invalidTransition(from, to, 'a completed enrollment is final.');
+	if (from === 'completed') throw invalidTransition(from, to, 'a completed enrollment is final.');
 	if (from === 'active') return ({ completed: 'complete', withdrawn: 'withdraw', expired: 'expire' } as const)[to as 'completed'];
 	if (to === 'active') return 'reactivate';
-	throw problems.invalidTransition(from, to, `only an active enrollment can become ${to}; reactivate it first with status active.`);
+	throw invalidTransition(from, to, `only an active enrollment can become ${to}; reactivate it first with status active.`);
+}
+
+function invalidTransition(from: EnrollmentStatus, to: EnrollmentStatus, reason: string): RuleError {
+	return new RuleError('invalid_transition', `An enrollment cannot go from ${from} to ${to}: ${reason}`, { from, to, reason });
 }
 
 /**
@@ -75,7 +80,7 @@ function stepOf(enrollment: Enrollment, to: EnrollmentStatus, progress: number |
  */
 export async function changeEnrollment(organizationId: string | undefined, id: string, change: EnrollmentChange): Promise<Enrollment> {
 	refuseContradictions(change);
-	if (!isIdOf('enrollment', id)) throw problems.notFound('enrollment');
+	if (!isIdOf('enrollment', id)) throw enrollmentNotFound(id);
 	const sequelize = Enrollment.sequelize!;
 	return writeTransaction(sequelize, async (transaction) => {
 		const enrollment = await Enrollment.findOne({
@@ -83,13 +88,17 @@ export async function changeEnrollment(organizationId: string | undefined, id: s
 			transaction,
 			lock: transaction.LOCK.UPDATE,
 		});
-		if (!enrollment) throw problems.notFound('enrollment');
+		if (!enrollment) throw enrollmentNotFound(id);
 		const to = targetOf(enrollment.status, change);
 		const step = stepOf(enrollment, to, change.progress);
 		if (step === undefined) return enrollment;
 		await apply(enrollment, step, to, change.progress, transaction);
 		return enrollment;
 	});
+}
+
+function enrollmentNotFound(id: string): RuleError {
+	return new RuleError('not_found', `No enrollment ${id}.`, { what: 'enrollment' });
 }
 
 async function apply(enrollment: Enrollment, step: Step, to: EnrollmentStatus, progress: number | undefined, transaction: Transaction) {

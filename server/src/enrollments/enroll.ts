@@ -1,7 +1,7 @@
 import { UniqueConstraintError } from 'sequelize';
 
 import { isIdOf } from '../common/id-shapes';
-import { problems } from '../common/problem';
+import { RuleError } from '../common/rule-error';
 import { Course } from '../courses/model';
 import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
@@ -12,7 +12,8 @@ import { serializeEnrollment } from './serialize';
 /**
  * Enrolls a student of the organization in one of its published courses, or says why not.
  * Uniqueness is the database's job (unique student_id + course_id): of any number of
- * concurrent identical calls, one insert wins and the rest find its row and answer 409.
+ * concurrent identical calls, one insert wins and the rest find its row and refuse with
+ * already_enrolled, naming it.
  */
 export async function enrollStudent(organizationId: string, studentId: string, courseId: string): Promise<Enrollment> {
 	// An id of the wrong shape names nothing and never reaches the database (a NUL byte, for
@@ -21,13 +22,17 @@ export async function enrollStudent(organizationId: string, studentId: string, c
 		isIdOf('user', studentId) ? User.findOne({ where: { id: studentId, organizationId }, attributes: ['id', 'role'] }) : null,
 		isIdOf('course', courseId) ? Course.findOne({ where: { id: courseId, organizationId }, attributes: ['id', 'status'] }) : null,
 	]);
-	if (!student) throw problems.studentNotFound();
-	if (student.role !== 'student') throw problems.notAStudent(student.role);
-	if (!course) throw problems.courseNotFound();
-	if (course.status !== 'published') throw problems.courseNotPublished();
+	if (!student) throw new RuleError('student_not_found', 'No user with this student_id exists in the organization.');
+	if (student.role !== 'student') {
+		throw new RuleError('not_a_student', `The user's role is ${student.role}; only students can be enrolled.`, { role: student.role });
+	}
+	if (!course) throw new RuleError('course_not_found', 'No course with this course_id exists in the organization.');
+	if (course.status !== 'published') {
+		throw new RuleError('course_not_published', 'The course is a draft; students can be enrolled once it is published.');
+	}
 
 	const existing = await Enrollment.findOne({ where: { studentId, courseId }, attributes: ['id'] });
-	if (existing) throw problems.alreadyEnrolled(existing.id);
+	if (existing) throw alreadyEnrolled(existing.id);
 	try {
 		// The enrollment and its event commit together (SPEC §11).
 		return await writeTransaction(Enrollment.sequelize!, async (transaction) => {
@@ -47,6 +52,10 @@ export async function enrollStudent(organizationId: string, studentId: string, c
 		if (!(err instanceof UniqueConstraintError)) throw err;
 		const winner = await Enrollment.findOne({ where: { studentId, courseId }, attributes: ['id'] });
 		if (!winner) throw err;
-		throw problems.alreadyEnrolled(winner.id);
+		throw alreadyEnrolled(winner.id);
 	}
+}
+
+function alreadyEnrolled(enrollmentId: string): RuleError {
+	return new RuleError('already_enrolled', `The student is already enrolled in this course (${enrollmentId}).`, { enrollmentId });
 }

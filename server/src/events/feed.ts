@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 
-import { problems } from '../common/problem';
+import { RuleError } from '../common/rule-error';
 import { toDate } from '../db/hot-path';
 import { Event } from './model';
 import type { EventType } from './types';
@@ -52,16 +52,19 @@ export interface FeedQuery {
 }
 
 const notOurs = () =>
-	problems.invalidRequest([
-		{ param: 'after', code: 'unknown_event', message: 'after must be the id of an event of your organization, as the feed returned it.' },
-	]);
+	new RuleError('unknown_event', 'after must be the id of an event of your organization, as the feed returned it.', { field: 'after' });
 
-/** A cursor that names no event of the organization: 410 if retention removed it, else 400 naming `after`. */
+/** A cursor that names no event of the organization: cursor_expired if retention removed it, else unknown_event. */
 async function refuseCursor(sequelize: Sequelize, after: string): Promise<never> {
 	const [prune] = await sequelize.query<{ through: string | null }>('SELECT MAX(through) AS through FROM event_prunes', {
 		type: QueryTypes.SELECT,
 	});
-	if (prune?.through && after <= prune.through) throw problems.cursorExpired();
+	if (prune?.through && after <= prune.through) {
+		throw new RuleError(
+			'cursor_expired',
+			'The event named by after is older than the feed keeps and was removed. Read the feed again without after, from the oldest event kept.',
+		);
+	}
 	throw notOurs();
 }
 

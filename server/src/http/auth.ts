@@ -3,6 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import type { Scope } from '../api-keys/model';
 import { authenticate, type Caller } from '../api-keys/service';
 import { problems } from '../common/problem';
+import { hasApiAccess } from '../organizations/plan';
 
 /**
  * Who is calling, checked in the order the spec fixes: authentication, then plan, then scope
@@ -23,7 +24,7 @@ export const requireApiKey: RequestHandler = async (req, res, next) => {
 	const match = BEARER.exec(req.get('authorization') ?? '');
 	if (!match) throw problems.missingApiKey();
 	const caller = await authenticate(match[1]);
-	if (caller.organization.plan !== 'enterprise') throw problems.planRequired();
+	if (!hasApiAccess(caller.organization.plan)) throw problems.planRequired();
 	res.locals.caller = caller;
 	// GitHub's convention: tell integrators what their key holds, to make 403s self-explaining.
 	res.setHeader('X-OAuth-Scopes', caller.apiKey.scopeList.join(', '));

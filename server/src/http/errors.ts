@@ -1,12 +1,15 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 
 import { Problem, PROBLEM_TYPE_BASE, problems } from '../common/problem';
+import { RuleError } from '../common/rule-error';
 import { describeError } from './logging';
 import { requestIdOf } from './request-id';
+import { ruleProblem } from './rule-problems';
 
 /**
- * The one place where errors become responses. Everything else throws (or passes to next) a
- * Problem; anything that is not a Problem is a bug, answered 500 with nothing from inside.
+ * The one place where errors become responses. The web layer throws (or passes to next) a
+ * Problem, the domain a RuleError (answered as http/rule-problems.ts says); anything else is a
+ * bug, answered 500 with nothing from inside.
  */
 
 export function problemBody(problem: Problem, requestId: string): Record<string, unknown> {
@@ -62,7 +65,8 @@ export const errorHandler: ErrorRequestHandler = (err, _req, res, next) => {
 		next(err);
 		return;
 	}
-	let problem = err instanceof Problem ? err : clientErrorProblem(err ?? {});
+	let problem =
+		err instanceof Problem ? err : err instanceof RuleError ? ruleProblem(err) : clientErrorProblem(err ?? {});
 	if (!problem || problem.status >= 500) {
 		// pino-http logs it with the access line (level error, with the request id).
 		(res as Response & { err?: unknown }).err = err instanceof Error ? err : new Error(describeError(err).message as string);

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 import { Organization } from '../organizations/model';
+import { hasApiAccess } from '../organizations/plan';
 import { User } from '../users/model';
 import type { Views } from './views';
 
@@ -37,7 +38,7 @@ export const loadViewer: RequestHandler = async (req, res, next) => {
 				user,
 				organization,
 				isSuperAdmin: user.role === 'super_admin',
-				hasApi: organization.plan === 'enterprise',
+				hasApi: hasApiAccess(organization.plan),
 			};
 		} else {
 			delete req.session.userId;

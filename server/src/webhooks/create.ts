@@ -1,15 +1,13 @@
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
 
-import { problems } from '../common/problem';
 import type { AppDeps } from '../http/deps';
 import { callerOf } from '../http/auth';
 import { jsonBody } from '../http/json-body';
 import { parseBody } from '../http/validate';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './event-types';
 import { serializeEndpoint } from './serialize';
-import { createEndpoint, TooManyEndpointsError } from './service';
-import { WebhookUrlError } from './url-policy';
+import { createEndpoint } from './service';
 
 // eslint-disable-next-line no-control-regex
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
@@ -30,20 +28,15 @@ const bodySchema = Joi.object<{ url: string; events: string[]; description?: str
 export function createWebhookEndpoint({ config }: Pick<AppDeps, 'config'>): RequestHandler[] {
 	const handler: RequestHandler = async (req, res) => {
 		const body = parseBody(bodySchema, req.body);
-		try {
-			const { endpoint, secret } = await createEndpoint({
-				organizationId: callerOf(res).organization.id,
-				url: body.url,
-				events: body.events,
-				description: body.description || null,
-				allowPrivate: config.webhooks.allowPrivate,
-			});
-			res.status(201).location(`/api/v1/webhook_endpoints/${endpoint.id}`).json({ ...serializeEndpoint(endpoint), secret });
-		} catch (err) {
-			if (err instanceof WebhookUrlError) throw problems.invalidWebhookUrl(err.message);
-			if (err instanceof TooManyEndpointsError) throw problems.tooManyEndpoints(err.message);
-			throw err;
-		}
+		// A refused URL or a full organization is a RuleError: http/rule-problems.ts answers it.
+		const { endpoint, secret } = await createEndpoint({
+			organizationId: callerOf(res).organization.id,
+			url: body.url,
+			events: body.events,
+			description: body.description || null,
+			allowPrivate: config.webhooks.allowPrivate,
+		});
+		res.status(201).location(`/api/v1/webhook_endpoints/${endpoint.id}`).json({ ...serializeEndpoint(endpoint), secret });
 	};
 	return [...jsonBody, handler];
 }

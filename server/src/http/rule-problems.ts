@@ -1,0 +1,90 @@
+import type { RuleError } from '../common/rule-error';
+import { Problem, problems } from '../common/problem';
+
+/**
+ * The one place where a broken business rule becomes an answer of the API. Domain code throws
+ * RuleError(code, message, details) and knows nothing of HTTP; this table chooses the status,
+ * title, field errors and headers for each code the API can meet (SPEC §1–12 fix them), and
+ * adds what only an API client needs to hear (which endpoint to call instead). A code missing
+ * here is a bug: the error handler answers 500 and logs it.
+ */
+
+type ToProblem = (err: RuleError) => Problem;
+
+/** The rule's own sentence is the detail. */
+const withMessage =
+	(status: number, title: string, extra: (err: RuleError) => Partial<Pick<Problem, 'errors' | 'extra'>> = () => ({})): ToProblem =>
+	(err) =>
+		new Problem({ status, code: err.code, title, detail: err.message, ...extra(err) });
+
+const text = (err: RuleError, name: string): string => String(err.details[name]);
+
+const RULE_PROBLEMS: Record<string, ToProblem> = {
+	// Authentication (api-keys/service.ts: authenticate).
+	invalid_api_key: () => problems.invalidApiKey(),
+	api_key_revoked: () => problems.apiKeyRevoked(),
+	api_key_rotated: () => problems.apiKeyRotated(),
+
+	// A record named in the path that the caller cannot see.
+	not_found: (err) => problems.notFound(text(err, 'what')),
+
+	// Enrolling (enrollments/enroll.ts).
+	student_not_found: () =>
+		new Problem({
+			status: 422,
+			code: 'student_not_found',
+			title: 'Student not found',
+			detail: 'No user with this student_id exists in your organization. List users with GET /api/v1/users?role=student.',
+			errors: [{ param: 'student_id', code: 'not_found', message: 'No such user in this organization.' }],
+		}),
+	not_a_student: (err) => {
+		const role = text(err, 'role');
+		return new Problem({
+			status: 422,
+			code: 'not_a_student',
+			title: 'Not a student',
+			detail: `The user is ${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}, not a student; only students can be enrolled.`,
+			errors: [{ param: 'student_id', code: 'not_a_student', message: `The user's role is ${role}.` }],
+		});
+	},
+	course_not_found: () =>
+		new Problem({
+			status: 422,
+			code: 'course_not_found',
+			title: 'Course not found',
+			detail: 'No course with this course_id exists in your organization. List courses with GET /api/v1/courses.',
+			errors: [{ param: 'course_id', code: 'not_found', message: 'No such course in this organization.' }],
+		}),
+	course_not_published: withMessage(422, 'Course not published', () => ({
+		errors: [{ param: 'course_id', code: 'not_published', message: 'The course is not published.' }],
+	})),
+	already_enrolled: (err) => {
+		const enrollmentId = text(err, 'enrollmentId');
+		return new Problem({
+			status: 409,
+			code: 'already_enrolled',
+			title: 'Already enrolled',
+			detail: `The student is already enrolled in this course: see /api/v1/enrollments/${enrollmentId}.`,
+			extra: { enrollment_id: enrollmentId },
+		});
+	},
+
+	// Changing an enrollment (enrollments/change.ts).
+	invalid_change: (err) => problems.invalidRequest([{ param: text(err, 'field'), code: 'invalid_value', message: err.message }]),
+	invalid_transition: withMessage(409, 'Invalid transition', (err) => ({ extra: { from: err.details.from, to: err.details.to } })),
+
+	// Reading the event feed (events/feed.ts).
+	unknown_event: (err) => problems.invalidRequest([{ param: text(err, 'field'), code: 'unknown_event', message: err.message }]),
+	cursor_expired: withMessage(410, 'Cursor expired'),
+
+	// Webhook endpoints (webhooks/url-policy.ts, webhooks/service.ts).
+	invalid_webhook_url: withMessage(422, 'Invalid webhook URL', (err) => ({
+		errors: [{ param: 'url', code: 'invalid_webhook_url', message: err.message }],
+	})),
+	too_many_endpoints: withMessage(422, 'Too many webhook endpoints'),
+};
+
+/** The problem for a broken rule, or undefined if the API has no answer for it (a bug). */
+export function ruleProblem(err: RuleError): Problem | undefined {
+	return Object.hasOwn(RULE_PROBLEMS, err.code) ? RULE_PROBLEMS[err.code](err) : undefined;
+}
