@@ -1,9 +1,28 @@
 import type {
 	IAuthenticateGeneric,
+	ICredentialTestRequest,
 	ICredentialType,
 	Icon,
 	INodeProperties,
 } from 'n8n-workflow';
+
+const CHECK_BASE_URL =
+	"Check the credential's Base URL: it must be the LMS's own address, e.g. https://lms.example.com";
+
+/** The test fails with this sentence when the answer has the LMS's `code`, in rule order. */
+const REFUSALS: Array<[code: string, message: string]> = [
+	['missing_api_key', 'The LMS received no API key: paste the key into the API Key field.'],
+	// The LMS's own sentences for a key that cannot work (server/src/common/problem.ts; a test
+	// keeps them equal).
+	['invalid_api_key', 'The API key is not valid. Check that it was copied whole, or ask a Super Admin for a new key in Settings → API Keys.'],
+	['api_key_revoked', 'This API key was revoked and no longer works. Ask a Super Admin to create a new key in Settings → API Keys.'],
+	['api_key_rotated', 'This API key was rotated and replaced by a new one. Use the new key shown when it was rotated.'],
+	['plan_required', 'The REST API is available on the Enterprise plan only. Upgrade the organization to use its API keys.'],
+	['rate_limited', 'The LMS is rate limiting this IP address (100 requests a minute): wait a minute and test again.'],
+	['rate_limit_unavailable', 'The LMS could not answer right now: test again in a minute, or ask its operator.'],
+	['not_ready', 'The LMS could not answer right now: test again in a minute, or ask its operator.'],
+	['internal_error', 'The LMS could not answer right now: test again in a minute, or ask its operator.'],
+];
 
 export class LmsApi implements ICredentialType {
 	name = 'lmsApi';
@@ -48,6 +67,35 @@ export class LmsApi implements ICredentialType {
 		},
 	};
 
-	// Tested by every LMS node's `lmsApiTest` (nodes/shared/credential-test.ts), not by a declarative
-	// `test`: only code can tell an LMS's answer from any other server's.
+	/**
+	 * Declarative, as n8n's verification requires (its scanner refuses `helpers.request`, the only
+	 * HTTP helper n8n gives a test function). It asks for a user that cannot exist, so every answer
+	 * of an LMS is a problem+json with one of its codes and a `request_id`, whatever the key's
+	 * scopes: `not_found` or `insufficient_scope` (the key works: pass), or a code that says why the
+	 * key cannot work (fail with the LMS's own sentence). An answer without them — a web page,
+	 * another API, a bare 404 — is not an LMS. The Base URL is cleaned as the nodes clean it
+	 * (nodes/shared/transport/baseUrl.ts): a trailing slash or pasted /api/v1 is fine.
+	 */
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL:
+				'={{ String($credentials.baseUrl).trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/i, "").replace(/\\/+$/, "") }}/api/v1',
+			url: '/users/usr_credentialTest',
+			ignoreHttpStatusErrors: true,
+		},
+		rules: [
+			...REFUSALS.map(([code, message]) => ({
+				type: 'responseSuccessBody' as const,
+				properties: { key: 'code', value: code, message },
+			})),
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'request_id', value: undefined, message: `Something other than the LMS API answers there. ${CHECK_BASE_URL}` },
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'code', value: undefined, message: `Something other than the LMS API answers there. ${CHECK_BASE_URL}` },
+			},
+		],
+	};
 }

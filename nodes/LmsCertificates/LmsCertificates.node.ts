@@ -3,7 +3,6 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { executeLmsOperation } from '../shared/execute';
 import { description, operations } from './actions';
-import { lmsApiTest } from '../shared/credential-test';
 
 /** Programmatic for the same reason as LMS Users: the shared transport's 429 loop and error mapping. */
 export class LmsCertificates implements INodeType {
@@ -23,11 +22,9 @@ export class LmsCertificates implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true, testedBy: 'lmsApiTest' }],
+		credentials: [{ name: 'lmsApi', required: true }],
 		properties: description,
 	};
-
-	methods = { credentialTest: { lmsApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await executeLmsOperation.call(this, operations);

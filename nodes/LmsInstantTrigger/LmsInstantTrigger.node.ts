@@ -8,7 +8,6 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { lmsApiTest } from '../shared/credential-test';
 import { lmsApiRequest } from '../shared/transport';
 import { verifySignature } from './signature';
 
@@ -68,7 +67,7 @@ export class LmsInstantTrigger implements INodeType {
 		defaults: { name: 'LMS Instant Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true, testedBy: 'lmsApiTest' }],
+		credentials: [{ name: 'lmsApi', required: true }],
 		webhooks: [
 			{
 				name: 'default',
@@ -95,8 +94,6 @@ export class LmsInstantTrigger implements INodeType {
 			},
 		],
 	};
-
-	methods = { credentialTest: { lmsApiTest } };
 
 	webhookMethods = {
 		default: {

@@ -10,7 +10,6 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { readCursor, writeCursor } from './cursor';
 import { EVENTS, eventProperties, type LmsTriggerEvent } from './events';
 import { catchUp, cursorScope, sample, takeBaseline } from './poll';
-import { lmsApiTest } from '../shared/credential-test';
 
 /**
  * The LMS has no webhooks, so this trigger polls the list of the chosen records. It never
@@ -34,11 +33,9 @@ export class LmsTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true, testedBy: 'lmsApiTest' }],
+		credentials: [{ name: 'lmsApi', required: true }],
 		properties: eventProperties,
 	};
-
-	methods = { credentialTest: { lmsApiTest } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const eventName = this.getNodeParameter('event') as LmsTriggerEvent;

@@ -3,7 +3,6 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { executeLmsOperation } from '../shared/execute';
 import { description, operations } from './actions';
-import { lmsApiTest } from '../shared/credential-test';
 
 /**
  * Programmatic rather than declarative: every request must wait out the LMS's 429s (100
@@ -24,11 +23,9 @@ export class LmsUsers implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true, testedBy: 'lmsApiTest' }],
+		credentials: [{ name: 'lmsApi', required: true }],
 		properties: description,
 	};
-
-	methods = { credentialTest: { lmsApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await executeLmsOperation.call(this, operations);

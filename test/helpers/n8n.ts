@@ -10,9 +10,7 @@
 import { join } from 'node:path';
 
 import {
-	CredentialTestContext,
 	ExecutionLifecycleHooks,
-	PackageDirectoryLoader,
 	PollContext,
 	WorkflowExecute,
 } from 'n8n-core';
@@ -25,7 +23,6 @@ import {
 	type ICredentialDataDecryptedObject,
 	type ICredentials,
 	type ICredentialsDecrypted,
-	type ICredentialTestFunction,
 	type ICredentialType,
 	type IDataObject,
 	type IHttpRequestOptions,
@@ -301,42 +298,42 @@ export async function runPoll(
 }
 
 /**
- * The credential test exactly as the n8n server runs it when a credential is saved: the package
- * is loaded by n8n-core's own PackageDirectoryLoader, the test function is the one a node names
- * with `testedBy` (n8n's CredentialsTester looks there when the credential type has no
- * declarative `test`), and it is called on n8n-core's CredentialTestContext, whose
- * `helpers.request` makes the real HTTP requests.
+ * The credential's declarative test as n8n's CredentialsTester (in the n8n app, not in n8n-core)
+ * runs it when a credential is saved: a node whose one property routes the test request, run by
+ * n8n-core's engine with real HTTP, then the rules in order. test/n8n/credentials.test.ts runs the
+ * same cases through a real n8n 2.41's own tester.
  */
 export async function testCredential(credentials: Record<string, unknown>): Promise<INodeCredentialTestResult> {
-	const test = await credentialTestFunction('lmsApi');
-	const decrypted: ICredentialsDecrypted = { id: 'test-credential', name: 'test', type: 'lmsApi', data: { ...credentials } as ICredentialDataDecryptedObject };
-	try {
-		return await test.call(new CredentialTestContext(), decrypted);
-	} finally {
-		releaseN8nResources();
+	const { test } = new LmsApi();
+	if (!test) throw new Error('the LMS API credential has no test');
+	const probe: INodeType = {
+		description: {
+			displayName: 'Credential test',
+			name: 'credentialTest',
+			group: ['transform'],
+			version: 1,
+			description: '',
+			defaults: {},
+			inputs: ['main'],
+			outputs: ['main'],
+			credentials: [{ name: 'lmsApi', required: true }],
+			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', default: '', routing: { request: test.request } }],
+		},
+	} as unknown as INodeType;
+	const { items, error } = await runNode(probe, {}, { credentials: credentials as unknown as LmsTestCredentials });
+	if (error) {
+		// The request sets ignoreHttpStatusErrors, so only a request that got no answer fails here;
+		// n8n then shows the network error's code (ECONNREFUSED, ENOTFOUND, …) or its message.
+		const code = (error as { cause?: { code?: string } }).cause?.code;
+		return { status: 'Error', message: code ?? error.message };
 	}
-}
-
-let loadedPackage: Promise<PackageDirectoryLoader> | undefined;
-
-/** The function n8n would call for this credential type, found the way n8n finds it. */
-async function credentialTestFunction(credentialType: string): Promise<ICredentialTestFunction> {
-	loadedPackage ??= (async () => {
-		const loader = new PackageDirectoryLoader(join(__dirname, '..', '..'));
-		await loader.loadAll();
-		return loader;
-	})();
-	const loader = await loadedPackage;
-	const type = loader.credentialTypes[credentialType]?.type;
-	if (!type) throw new Error(`the package has no credential ${credentialType}`);
-	if (type.test) throw new Error(`${credentialType} has a declarative test, which n8n would run instead of the nodes' function`);
-	for (const nodeName of loader.known.credentials[credentialType]?.supportedNodes ?? []) {
-		const node = loader.nodeTypes[nodeName]?.type as INodeType | undefined;
-		const entry = node?.description.credentials?.find((c) => c.name === credentialType && typeof c.testedBy === 'string');
-		const fn = entry && node?.methods?.credentialTest?.[entry.testedBy as string];
-		if (fn) return fn;
+	for (const rule of test.rules ?? []) {
+		if (rule.type !== 'responseSuccessBody') continue;
+		const { key, value, message } = rule.properties;
+		const json = items[0]?.json as Record<string, unknown> | undefined;
+		if (json?.[key] === value) return { status: 'Error', message };
 	}
-	throw new Error(`no node of the package tests ${credentialType} (testedBy)`);
+	return { status: 'OK', message: 'Connection successful!' };
 }
 
 /**

@@ -251,7 +251,7 @@ describe('keys', () => {
 			);
 			await expect(testCredential({ baseUrl: server.baseUrl, apiKey: key.key })).resolves.toMatchObject({
 				status: 'Error',
-				message: expect.stringContaining('plan_required'),
+				message: expect.stringContaining('Enterprise plan'),
 			});
 		} finally {
 			await changePlan('globex', 'enterprise');
@@ -259,7 +259,7 @@ describe('keys', () => {
 	});
 
 	it('the credential test passes for any working key whatever its scopes', async () => {
-		for (const scopes of [['read:users'], ['write:enrollments'], ['read:courses', 'read:enrollments']]) {
+		for (const scopes of [['read:users'], ['write:enrollments'], ['read:courses', 'read:enrollments'], ['manage:webhooks']]) {
 			const key = await server.createKey('acme', scopes, `test ${scopes.join(' ')}`);
 			await expect(testCredential({ baseUrl: `${server.baseUrl}/api/v1/`, apiKey: key.key })).resolves.toEqual({
 				status: 'OK',
@@ -278,20 +278,17 @@ describe('keys', () => {
 
 		const invalidKey = 'lms_notarealkeynotarealkeynotareal000000';
 		const invalid = await testCredential(credentials(invalidKey));
-		expect(invalid).toMatchObject({ status: 'Error', message: expect.stringContaining('invalid_api_key') });
-		expect(invalid.message).toContain(await serverDetail(invalidKey));
+		expect(invalid).toEqual({ status: 'Error', message: await serverDetail(invalidKey) });
 
 		const toRotate = await server.createKey('acme', ['read:users'], 'cred rotate');
 		await server.rotateKey(toRotate.id);
 		const rotated = await testCredential(credentials(toRotate.key));
-		expect(rotated).toMatchObject({ status: 'Error', message: expect.stringContaining('api_key_rotated') });
-		expect(rotated.message).toContain(await serverDetail(toRotate.key));
+		expect(rotated).toEqual({ status: 'Error', message: await serverDetail(toRotate.key) });
 
 		const toRevoke = await server.createKey('acme', ['read:users'], 'cred revoke');
 		await server.revokeKey(toRevoke.id);
 		const revoked = await testCredential(credentials(toRevoke.key));
-		expect(revoked).toMatchObject({ status: 'Error', message: expect.stringContaining('api_key_revoked') });
-		expect(revoked.message).toContain(await serverDetail(toRevoke.key));
+		expect(revoked).toEqual({ status: 'Error', message: await serverDetail(toRevoke.key) });
 	});
 
 });

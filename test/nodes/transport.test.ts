@@ -5,7 +5,7 @@ import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
 import { lmsApiBaseUrl, MAX_RETRY_WAIT_SECONDS, retryAfterSeconds } from '../../nodes/shared/transport';
 import { runNode, testCredential } from '../helpers/n8n';
-import { API_KEY, credentials, listPage, lmsApi, ORIGIN, users } from '../helpers/lms-api-mock';
+import { API_KEY, credentials, listPage, lmsApi, ORIGIN, problem, users } from '../helpers/lms-api-mock';
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
@@ -36,9 +36,8 @@ describe('base URL', () => {
 		'the credential test normalises %j the same way as the nodes',
 		async (baseUrl) => {
 			const scope = nock(new URL(lmsApiBaseUrl(baseUrl)!).origin)
-				.get(`${new URL(lmsApiBaseUrl(baseUrl)!).pathname}/users`)
-				.query({ per_page: '1' })
-				.reply(200, listPage([], 1, 1, 0));
+				.get(`${new URL(lmsApiBaseUrl(baseUrl)!).pathname}/users/usr_credentialTest`)
+				.reply(...problem(404, 'not_found', 'No user usr_credentialTest.'));
 			await expect(testCredential({ baseUrl, apiKey: API_KEY })).resolves.toMatchObject({ status: 'OK' });
 			expect(scope.isDone()).toBe(true);
 		},

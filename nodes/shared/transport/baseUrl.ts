@@ -5,7 +5,7 @@
  * LMS served under https://example.com/lms) is kept.
  *
  * Returns undefined when the value is not an http(s) address, so the caller can say so. The
- * credential test (../credential-test.ts) uses it too.
+ * credential's declarative test (credentials/LmsApi.credentials.ts) cleans it the same way.
  */
 export function lmsApiBaseUrl(baseUrl: unknown): string | undefined {
 	const address = String(baseUrl ?? '')
