@@ -4,7 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const CHROMIUM = '/usr/bin/chromium';
+// CHROMIUM_PATH points the browser tests at another Chromium build (CI on GitHub's runners).
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 if (!existsSync(CHROMIUM)) {
 	const canInstall = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');

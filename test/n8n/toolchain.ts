@@ -1,22 +1,19 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
-const run = promisify(execFile);
 export const ROOT = join(__dirname, '..', '..');
 
 export interface Toolchain {
 	/** The cache folder scripts/n8n/install.sh fills: node/current, n8n/, tools/. */
 	cache: string;
-	/** The package as users get it: the `npm pack` tarball of this checkout. */
+	/** The package as users get it: built, linted and packed by n8n's node-cli (scripts/n8n/package.sh). */
 	tarball: string;
 }
 
 /** Installs (or reuses) Node 24 + n8n 2.41 and packs the package; used by the global setup. */
 export async function prepareToolchain(): Promise<Toolchain> {
-	const cache = await install();
-	return { cache, tarball: await packPackage() };
+	const cache = await script('install.sh');
+	return { cache, tarball: await script('package.sh') };
 }
 
 /** What the global setup prepared, for the test files. */
@@ -28,26 +25,20 @@ export function toolchain(): Toolchain {
 
 export const nodeBin = (cache: string) => join(cache, 'node', 'current', 'bin');
 export const n8nBin = (cache: string) => join(cache, 'n8n', 'node_modules', 'n8n', 'bin', 'n8n');
+/** node-cli, the scanner, n8n 2.41's n8n-workflow and TypeScript. */
+export const toolsOf = (cache: string) => join(cache, 'tools', 'node_modules');
 
-/** The install script's progress goes to the terminal; its last line names the cache. */
-function install(): Promise<string> {
+/** A script of scripts/n8n: its progress goes to the terminal, its last line is its answer. */
+function script(name: string): Promise<string> {
 	return new Promise((resolve, reject) => {
-		const child = spawn('bash', [join(ROOT, 'scripts', 'n8n', 'install.sh')], { stdio: ['ignore', 'pipe', 'inherit'] });
+		const child = spawn('bash', [join(ROOT, 'scripts', 'n8n', name)], { stdio: ['ignore', 'pipe', 'inherit'] });
 		let out = '';
 		child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
 		child.on('error', reject);
 		child.on('close', (code) => {
-			const cache = out.trim().split('\n').pop();
-			if (code === 0 && cache) resolve(cache);
-			else reject(new Error(`scripts/n8n/install.sh failed (exit ${code}): the real-n8n tests cannot run without n8n`));
+			const answer = out.trim().split('\n').pop();
+			if (code === 0 && answer) resolve(answer);
+			else reject(new Error(`scripts/n8n/${name} failed (exit ${code}): the real-n8n tests cannot run without it`));
 		});
 	});
-}
-
-/** `npm pack` of the built package (dist/ must be current: `npm run test:n8n` builds first). */
-async function packPackage(): Promise<string> {
-	const destination = join(ROOT, 'artifacts');
-	mkdirSync(destination, { recursive: true });
-	const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: ROOT });
-	return join(destination, stdout.trim().split('\n').pop()!);
 }
