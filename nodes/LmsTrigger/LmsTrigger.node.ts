@@ -1,64 +1,25 @@
-import type {
-	IDataObject,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-	IPollFunctions,
-} from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
-import { readCursor, writeCursor } from './cursor';
-import { EVENTS, eventProperties, type LmsTriggerEvent } from './events';
-import { catchUp, cursorScope, sample, takeBaseline } from './poll';
+import { LmsTriggerV1 } from './v1/LmsTriggerV1.node';
 
 /**
- * The LMS has no webhooks, so this trigger polls the list of the chosen records. It never
- * misses and never repeats a record (see cursor.ts), and a quiet poll costs one request, so
- * frequent polling stays well inside the LMS's per-IP limit.
+ * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
+ * behaviour (v1/ is the trigger as it was, unchanged). The type name `lmsTrigger` never changes.
  */
-export class LmsTrigger implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'LMS Trigger',
-		name: 'lmsTrigger',
-		icon: {
-			light: 'file:../../icons/lmsTrigger.svg',
-			dark: 'file:../../icons/lmsTrigger.dark.svg',
-		},
-		group: ['trigger'],
-		version: 1,
-		subtitle:
-			'={{ { newCertificate: "New certificate", newEnrollment: "New enrollment", newUser: "New user" }[$parameter["event"]] }}',
-		description: 'Starts the workflow when a user, an enrollment or a certificate is created in your LMS',
-		defaults: { name: 'LMS Trigger' },
-		polling: true,
-		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
-		properties: eventProperties,
-	};
-
-	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const eventName = this.getNodeParameter('event') as LmsTriggerEvent;
-		const event = EVENTS[eventName];
-		if (!event) {
-			throw new NodeOperationError(this.getNode(), `The event "${eventName}" is not supported`);
-		}
-		const query = event.query.call(this);
-
-		if (this.getMode() === 'manual') {
-			const records = await sample(this, event, query);
-			return records.length > 0 ? [this.helpers.returnJsonArray(records)] : null;
-		}
-
-		// Any error below propagates before the static data is written: a failed poll emits
-		// nothing and leaves the cursor where it was, so the next poll catches up.
-		const staticData = this.getWorkflowStaticData('node') as IDataObject;
-		const scope = await cursorScope(this, eventName, query);
-		const cursor = readCursor(staticData, scope);
-		const outcome = cursor
-			? await catchUp(this, event, query, cursor)
-			: await takeBaseline(this, event, query, scope);
-		if (outcome.cursor) writeCursor(staticData, outcome.cursor);
-		return outcome.records.length > 0 ? [this.helpers.returnJsonArray(outcome.records)] : null;
+export class LmsTrigger extends VersionedNodeType {
+	constructor() {
+		const baseDescription: INodeTypeBaseDescription = {
+			displayName: 'LMS Trigger',
+			name: 'lmsTrigger',
+			icon: { light: 'file:../../icons/lmsTrigger.svg', dark: 'file:../../icons/lmsTrigger.dark.svg' },
+			group: ['trigger'],
+			description: 'Starts the workflow when a user, an enrollment or a certificate is created in your LMS',
+			defaultVersion: 1,
+		};
+		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
+			1: new LmsTriggerV1(),
+		};
+		super(nodeVersions, baseDescription);
 	}
 }

@@ -34,6 +34,7 @@ import {
 	type INodeTypes,
 	type IRequestOptionsSimplified,
 	type IRun,
+	type IVersionedNodeType,
 	type IWorkflowBase,
 	type IWorkflowExecuteAdditionalData,
 	type WorkflowActivateMode,
@@ -131,7 +132,7 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
-export function nodeTypesOf(types: Record<string, INodeType>): INodeTypes {
+export function nodeTypesOf(types: Record<string, INodeType | IVersionedNodeType>): INodeTypes {
 	return {
 		getByName: (name) => types[name],
 		getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(types[name], version),
@@ -139,8 +140,15 @@ export function nodeTypesOf(types: Record<string, INodeType>): INodeTypes {
 	};
 }
 
-function typeName(nodeType: INodeType): string {
+function typeName(nodeType: INodeType | IVersionedNodeType): string {
 	return `${PACKAGE_NAME}.${nodeType.description.name}`;
+}
+
+/** The version a new node gets: a versioned node's default, else the newest the node lists. */
+export function latestVersion(nodeType: INodeType | IVersionedNodeType): number {
+	if ('nodeVersions' in nodeType) return nodeType.description.defaultVersion ?? nodeType.currentVersion;
+	const version = nodeType.description.version;
+	return Array.isArray(version) ? version[version.length - 1] : version;
 }
 
 export function additionalDataFor(
@@ -173,13 +181,14 @@ export function additionalDataFor(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-export function nodeFor(nodeType: INodeType, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
-	const version = nodeType.description.version;
+export function nodeFor(nodeType: INodeType | IVersionedNodeType, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
+	const typeVersion = extra.typeVersion ?? latestVersion(nodeType);
+	const description = NodeHelpers.getVersionedNodeType(nodeType, typeVersion).description;
 	return {
 		id: 'node-under-test',
-		name: nodeType.description.defaults.name ?? nodeType.description.displayName,
+		name: description.defaults.name ?? description.displayName,
 		type: typeName(nodeType),
-		typeVersion: Array.isArray(version) ? version[version.length - 1] : version,
+		typeVersion,
 		position: [0, 0],
 		parameters,
 		credentials: { lmsApi: { id: 'test-credential', name: 'LMS API (test)' } },
@@ -258,6 +267,8 @@ export interface PollOptions {
 	/** 'manual' is the editor's "Fetch Test Event"; 'trigger' is an active workflow. */
 	mode?: WorkflowExecuteMode;
 	activation?: WorkflowActivateMode;
+	/** The node's typeVersion, as saved in a workflow; the node's default version when absent. */
+	typeVersion?: number;
 }
 
 export interface PollResult {
@@ -271,12 +282,14 @@ export interface PollResult {
  * `staticData['node:<node name>']`, as in n8n; keep the returned object for the next tick.
  */
 export async function runPoll(
-	nodeType: INodeType,
+	nodeType: INodeType | IVersionedNodeType,
 	parameters: INodeParameters,
 	options: PollOptions,
 ): Promise<PollResult> {
-	if (!nodeType.poll) throw new Error(`${nodeType.description.name} has no poll()`);
-	const node = nodeFor(nodeType, parameters);
+	const node = nodeFor(nodeType, parameters, options.typeVersion === undefined ? {} : { typeVersion: options.typeVersion });
+	// What n8n does: the workflow's node names a type and a version, the version's class polls.
+	const versioned = NodeHelpers.getVersionedNodeType(nodeType, node.typeVersion) as INodeType;
+	if (!versioned.poll) throw new Error(`${nodeType.description.name} v${node.typeVersion} has no poll()`);
 	const staticData = options.staticData ?? {};
 	const workflow = new Workflow({
 		id: 'test-workflow',
@@ -293,7 +306,7 @@ export async function runPoll(
 		mode,
 	);
 	const context = new PollContext(workflow, node, additionalData, mode, options.activation ?? 'init');
-	const output = await nodeType.poll.call(context).finally(releaseN8nResources);
+	const output = await versioned.poll.call(context).finally(releaseN8nResources);
 	return { output, staticData: workflow.staticData as IDataObject };
 }
 

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import nock from 'nock';
-import type { INode, INodeParameters, INodeType } from 'n8n-workflow';
+import { NodeHelpers, type INode, type INodeParameters, type INodeType, type IVersionedNodeType } from 'n8n-workflow';
 
 import { LmsCertificates } from '../../nodes/LmsCertificates/LmsCertificates.node';
 import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
@@ -17,7 +17,7 @@ import { runNode } from '../helpers/n8n';
 import { credentials, listPage, lmsApi, users } from '../helpers/lms-api-mock';
 
 const examplesDir = join(__dirname, '..', '..', 'examples');
-const NODE_TYPES: Record<string, INodeType> = Object.fromEntries(
+const NODE_TYPES: Record<string, INodeType | IVersionedNodeType> = Object.fromEntries(
 	[new LmsUsers(), new LmsCourses(), new LmsEnrollments(), new LmsCertificates(), new LmsTrigger()].map((type) => [
 		`n8n-nodes-lms.${type.description.name}`,
 		type,
@@ -28,9 +28,15 @@ function example(file: string): { nodes: INode[]; connections: Record<string, un
 	return JSON.parse(readFileSync(join(examplesDir, file), 'utf8'));
 }
 
+/** The node type as n8n resolves it for a saved node: its type name and its typeVersion. */
+function typeOf(node: INode): INodeType | undefined {
+	const type = NODE_TYPES[node.type];
+	return type && (NodeHelpers.getVersionedNodeType(type, node.typeVersion) as INodeType);
+}
+
 function lmsNode(file: string, name: string): { type: INodeType; parameters: INodeParameters } {
 	const node = example(file).nodes.find((candidate) => candidate.name === name)!;
-	return { type: NODE_TYPES[node.type], parameters: node.parameters };
+	return { type: typeOf(node)!, parameters: node.parameters };
 }
 
 beforeAll(() => nock.disableNetConnect());
@@ -48,9 +54,9 @@ describe.each(readdirSync(examplesDir).filter((file) => file.endsWith('.json')))
 	it('uses LMS nodes that exist, with parameters they define', () => {
 		expect(lmsNodes.length).toBeGreaterThan(0);
 		for (const node of lmsNodes) {
-			const type = NODE_TYPES[node.type];
+			const type = typeOf(node);
 			expect(type).toBeDefined();
-			const defined = new Set(type.description.properties.map((property) => property.name));
+			const defined = new Set(type!.description.properties.map((property) => property.name));
 			for (const parameter of Object.keys(node.parameters)) expect(defined).toContain(parameter);
 		}
 	});

@@ -8,13 +8,17 @@
 import nock from 'nock';
 import type { INodeParameters, INodeType, IPollFunctions } from 'n8n-workflow';
 
-import { TAIL_SIZE } from '../../nodes/LmsTrigger/cursor';
+import { TAIL_SIZE } from '../../nodes/LmsTrigger/v1/cursor';
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
+import { LmsTriggerV1 } from '../../nodes/LmsTrigger/v1/LmsTriggerV1.node';
 import { runPoll } from '../helpers/n8n';
 
 const ORIGIN = 'http://lms.model.test';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const trigger = new LmsTrigger();
+/** Version 1's trigger, as n8n runs it for a workflow saved with typeVersion 1. */
+const lmsTrigger = new LmsTrigger();
+const trigger = new LmsTriggerV1();
+const V1 = { typeVersion: 1 };
 const PARAMETERS: INodeParameters = { event: 'newEnrollment' };
 
 /** mulberry32: a small seeded generator, so a failing seed can be replayed. */
@@ -97,9 +101,10 @@ test.each(Array.from({ length: 40 }, (_, i) => i + 1))('scenario %i: nothing mis
 	for (let i = random.int(0, 350); i > 0; i--) list.add((now += random.int(0, 3)));
 
 	const staticData = {};
-	const poll = async (nodeType: INodeType = trigger) => {
+	const poll = async (nodeType: INodeType | LmsTrigger = lmsTrigger) => {
 		const before = list.requests;
 		const { output } = await runPoll(nodeType, PARAMETERS, {
+			...V1,
 			credentials: { baseUrl: ORIGIN, apiKey: 'lms_model' },
 			staticData,
 		});
@@ -159,7 +164,7 @@ describe('records removed from the list (not possible through the API, but an LM
 		for (let i = 0; i < initial; i++) add();
 		const staticData = {};
 		const poll = async () => {
-			const { output } = await runPoll(trigger, PARAMETERS, { credentials: { baseUrl: ORIGIN, apiKey: 'lms_model' }, staticData });
+			const { output } = await runPoll(lmsTrigger, PARAMETERS, { ...V1, credentials: { baseUrl: ORIGIN, apiKey: 'lms_model' }, staticData });
 			return output ? output[0].map((item) => item.json.id as string) : [];
 		};
 		expect(await poll()).toEqual([]);
@@ -189,7 +194,7 @@ test('a cursor it cannot read (another version, damaged static data) starts a ne
 	for (let i = 0; i < 120; i++) list.add(Date.UTC(2026, 2, 1) + i);
 	for (const damaged of [{ version: 2 }, { version: 1, scope: 'x', tail: 'enr_1', start: 0, count: 0 }, null]) {
 		const staticData = { 'node:LMS Trigger': { cursor: damaged } };
-		const { output } = await runPoll(trigger, PARAMETERS, { credentials: { baseUrl: ORIGIN, apiKey: 'lms_model' }, staticData });
+		const { output } = await runPoll(lmsTrigger, PARAMETERS, { ...V1, credentials: { baseUrl: ORIGIN, apiKey: 'lms_model' }, staticData });
 		expect(output).toBeNull();
 		expect(staticData['node:LMS Trigger'].cursor).toMatchObject({ version: 1, count: 120, start: 120 - TAIL_SIZE });
 	}

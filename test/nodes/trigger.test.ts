@@ -7,12 +7,16 @@ import nock from 'nock';
 import type { IDataObject, INodeParameters, INodeType, IPollFunctions } from 'n8n-workflow';
 
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
+import { LmsTriggerV1 } from '../../nodes/LmsTrigger/v1/LmsTriggerV1.node';
 import { MAX_ATTEMPTS } from '../../nodes/shared/transport';
 import { Certificate, Course, Enrollment, User } from '../../server/src/db';
 import { runPoll } from '../helpers/n8n';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const trigger = new LmsTrigger();
+/** Workflows saved with version 1 (these tests are v1's): n8n picks the class by typeVersion. */
+const lmsTrigger = new LmsTrigger();
+const trigger = new LmsTriggerV1();
+const V1 = { typeVersion: 1 };
 const NODE_STATE = 'node:LMS Trigger';
 const ENROLLMENTS = { event: 'newEnrollment' };
 
@@ -53,7 +57,8 @@ async function poll(
 	parameters: INodeParameters = ENROLLMENTS,
 	options: { mode?: 'manual' | 'trigger'; nodeType?: INodeType } = {},
 ): Promise<string[] | null> {
-	const { output } = await runPoll(options.nodeType ?? trigger, parameters, {
+	const { output } = await runPoll(options.nodeType ?? lmsTrigger, parameters, {
+		...V1,
 		credentials: { baseUrl: server.baseUrl, apiKey: state.apiKey },
 		staticData: state.staticData,
 		mode: options.mode ?? 'trigger',

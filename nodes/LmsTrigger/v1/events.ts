@@ -6,7 +6,7 @@ import {
 	filtersCollection,
 	roleFilter,
 	type FilterMap,
-} from '../shared/descriptions';
+} from '../../shared/descriptions';
 
 export type LmsTriggerEvent = 'newCertificate' | 'newEnrollment' | 'newUser';
 

@@ -1,8 +1,8 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { LMS_CREDENTIAL_TYPE, lmsApiBaseUrl, lmsApiPage, MAX_PER_PAGE } from '../shared/transport';
-import type { LmsApiCredentials } from '../shared/types';
+import { LMS_CREDENTIAL_TYPE, lmsApiBaseUrl, lmsApiPage, MAX_PER_PAGE } from '../../shared/transport';
+import type { LmsApiCredentials } from '../../shared/types';
 import { advanceCursor, inTail, newRecords, TAIL_SIZE, type CursorState, type ListedRecord } from './cursor';
 import type { EventDefinition } from './events';
 
