@@ -1,32 +1,30 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
-import { executeLmsOperation } from '../shared/execute';
-import { description, operations } from './actions';
+import { LmsCertificatesV1 } from './v1/LmsCertificatesV1.node';
+import { LmsCertificatesV2 } from './v2/LmsCertificatesV2.node';
 
-/** Programmatic for the same reason as LMS Users: the shared transport's 429 loop and error mapping. */
-export class LmsCertificates implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'LMS Certificates',
-		name: 'lmsCertificates',
-		icon: {
-			light: 'file:../../icons/lmsCertificates.svg',
-			dark: 'file:../../icons/lmsCertificates.dark.svg',
-		},
-		group: ['transform'],
-		version: 1,
-		subtitle: '={{ $parameter["operation"] === "get" ? "Get a certificate" : "Get many certificates" }}',
-		description:
-			'Read the certificates students earned in your LMS organization: list them by student or course, or get one by ID',
-		defaults: { name: 'LMS Certificates' },
-		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
-		properties: description,
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeLmsOperation.call(this, operations);
+/**
+ * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
+ * behaviour (v1/ is the node as it was, unchanged); new nodes are version 2 (record pickers).
+ * The type name `lmsCertificates` never changes.
+ */
+export class LmsCertificates extends VersionedNodeType {
+	constructor() {
+		const baseDescription: INodeTypeBaseDescription = {
+			displayName: 'LMS Certificates',
+			name: 'lmsCertificates',
+			icon: { light: 'file:../../icons/lmsCertificates.svg', dark: 'file:../../icons/lmsCertificates.dark.svg', },
+			group: ['transform'],
+			description:
+				'Read the certificates students earned in your LMS organization, by student, course or expiry date. Needs a key with read:enrollments',
+			defaultVersion: 2,
+			usableAsTool: true,
+		};
+		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
+			1: new LmsCertificatesV1(),
+			2: new LmsCertificatesV2(baseDescription),
+		};
+		super(nodeVersions, baseDescription);
 	}
 }

@@ -1,29 +1,30 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
-import { executeLmsOperation } from '../shared/execute';
-import { description, operations } from './actions';
+import { LmsCoursesV1 } from './v1/LmsCoursesV1.node';
+import { LmsCoursesV2 } from './v2/LmsCoursesV2.node';
 
-/** Programmatic for the same reason as LMS Users: the shared transport's 429 loop and error mapping. */
-export class LmsCourses implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'LMS Courses',
-		name: 'lmsCourses',
-		icon: { light: 'file:../../icons/lmsCourses.svg', dark: 'file:../../icons/lmsCourses.dark.svg' },
-		group: ['transform'],
-		version: 1,
-		subtitle: '={{ $parameter["operation"] === "get" ? "Get a course" : "Get many courses" }}',
-		description:
-			'Read the published courses of your LMS organization: list them or get one by ID, for example to find the course to enroll people in',
-		defaults: { name: 'LMS Courses' },
-		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
-		properties: description,
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeLmsOperation.call(this, operations);
+/**
+ * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
+ * behaviour (v1/ is the node as it was, unchanged); new nodes are version 2 (record pickers).
+ * The type name `lmsCourses` never changes.
+ */
+export class LmsCourses extends VersionedNodeType {
+	constructor() {
+		const baseDescription: INodeTypeBaseDescription = {
+			displayName: 'LMS Courses',
+			name: 'lmsCourses',
+			icon: { light: 'file:../../icons/lmsCourses.svg', dark: 'file:../../icons/lmsCourses.dark.svg' },
+			group: ['transform'],
+			description:
+				'Read the published courses of your LMS organization: list or search them by title, or get one. Needs a key with read:courses',
+			defaultVersion: 2,
+			usableAsTool: true,
+		};
+		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
+			1: new LmsCoursesV1(),
+			2: new LmsCoursesV2(baseDescription),
+		};
+		super(nodeVersions, baseDescription);
 	}
 }

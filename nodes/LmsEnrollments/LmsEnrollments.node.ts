@@ -1,36 +1,30 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
-import { executeLmsOperation } from '../shared/execute';
-import { description, operations } from './actions';
+import { LmsEnrollmentsV1 } from './v1/LmsEnrollmentsV1.node';
+import { LmsEnrollmentsV2 } from './v2/LmsEnrollmentsV2.node';
 
 /**
- * Programmatic for the shared transport's 429 loop and error mapping, and because Create may
- * need a second, dependent call (reading the existing enrollment after a 409).
+ * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
+ * behaviour (v1/ is the node as it was, unchanged); new nodes are version 2 (record pickers).
+ * The type name `lmsEnrollments` never changes.
  */
-export class LmsEnrollments implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'LMS Enrollments',
-		name: 'lmsEnrollments',
-		icon: {
-			light: 'file:../../icons/lmsEnrollments.svg',
-			dark: 'file:../../icons/lmsEnrollments.dark.svg',
-		},
-		group: ['transform'],
-		version: 1,
-		subtitle:
-			'={{ { create: "Enroll a student in a course", get: "Get an enrollment", getAll: "Get many enrollments" }[$parameter["operation"]] }}',
-		description:
-			'Enroll students in courses and read enrollments (status and progress) in your LMS organization',
-		defaults: { name: 'LMS Enrollments' },
-		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
-		properties: description,
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeLmsOperation.call(this, operations);
+export class LmsEnrollments extends VersionedNodeType {
+	constructor() {
+		const baseDescription: INodeTypeBaseDescription = {
+			displayName: 'LMS Enrollments',
+			name: 'lmsEnrollments',
+			icon: { light: 'file:../../icons/lmsEnrollments.svg', dark: 'file:../../icons/lmsEnrollments.dark.svg', },
+			group: ['transform'],
+			description:
+				'Enroll students in courses, record progress and completion, withdraw or reactivate, and read enrollments. Needs a key with read:enrollments (and write:enrollments to create or update)',
+			defaultVersion: 2,
+			usableAsTool: true,
+		};
+		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
+			1: new LmsEnrollmentsV1(),
+			2: new LmsEnrollmentsV2(baseDescription),
+		};
+		super(nodeVersions, baseDescription);
 	}
 }

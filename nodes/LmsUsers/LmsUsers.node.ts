@@ -1,33 +1,30 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
-import { executeLmsOperation } from '../shared/execute';
-import { description, operations } from './actions';
+import { LmsUsersV1 } from './v1/LmsUsersV1.node';
+import { LmsUsersV2 } from './v2/LmsUsersV2.node';
 
 /**
- * Programmatic rather than declarative: every request must wait out the LMS's 429s (100
- * requests a minute per IP) and map its problem codes to actionable errors, which declarative
- * routing cannot do; the shared transport does both for all LMS nodes.
+ * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
+ * behaviour (v1/ is the node as it was, unchanged); new nodes are version 2 (record pickers).
+ * The type name `lmsUsers` never changes.
  */
-export class LmsUsers implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'LMS Users',
-		name: 'lmsUsers',
-		icon: { light: 'file:../../icons/lmsUsers.svg', dark: 'file:../../icons/lmsUsers.dark.svg' },
-		group: ['transform'],
-		version: 1,
-		subtitle: '={{ $parameter["operation"] === "get" ? "Get a user" : "Get many users" }}',
-		description:
-			'Read the users of your LMS organization (students, instructors, admins): list them, find one by email or role, or get one by ID',
-		defaults: { name: 'LMS Users' },
-		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
-		properties: description,
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeLmsOperation.call(this, operations);
+export class LmsUsers extends VersionedNodeType {
+	constructor() {
+		const baseDescription: INodeTypeBaseDescription = {
+			displayName: 'LMS Users',
+			name: 'lmsUsers',
+			icon: { light: 'file:../../icons/lmsUsers.svg', dark: 'file:../../icons/lmsUsers.dark.svg' },
+			group: ['transform'],
+			description:
+				'Read the users of your LMS organization (students, instructors, admins): list or search them, or get one by ID or email. Needs a key with read:users',
+			defaultVersion: 2,
+			usableAsTool: true,
+		};
+		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
+			1: new LmsUsersV1(),
+			2: new LmsUsersV2(baseDescription),
+		};
+		super(nodeVersions, baseDescription);
 	}
 }

@@ -104,3 +104,15 @@ export function filterQuery(filters: IDataObject, map: FilterMap): Record<string
 	}
 	return query;
 }
+
+/** The Search filter (query parameter `search`, SPEC §13: 1–100 characters, a prefix of a word). */
+export function searchFilter(description: string): INodeProperties {
+	return {
+		displayName: 'Search',
+		name: 'search',
+		type: 'string',
+		placeholder: 'e.g. ali',
+		default: '',
+		description,
+	};
+}

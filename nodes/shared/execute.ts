@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { filterQuery, type FilterMap, type IdFieldOptions } from './descriptions';
+import { locatorId, requiredLocatorId, type LmsRecordKind, LMS_RECORD_KINDS } from './locators';
 import { asNodeError, lmsApiList, lmsApiRequest } from './transport';
 
 /** One operation of one node: runs for one input item and returns the records it produced. */
@@ -109,12 +110,56 @@ export function getManyExecute(
 	endpoint: string,
 	filters?: FilterMap,
 ): (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]> {
+	return listExecute(endpoint, { filters });
+}
+
+export interface ListExecuteOptions {
+	/** Plain filters: query parameter → filter name. */
+	filters?: FilterMap;
+	/** Filters that are record pickers (locators.ts): query parameter → [filter name, record kind]. */
+	locators?: Record<string, [string, LmsRecordKind]>;
+	/** More query parameters computed from the Filters collection (e.g. expiry windows). */
+	extraQuery?: (this: IExecuteFunctions, filters: IDataObject, itemIndex: number) => IDataObject;
+}
+
+/**
+ * The execute of a Get Many operation: Return All / Limit (see `returnAllAndLimit`) and the
+ * Filters collection sent as the query parameters `options` maps; pickers resolve to IDs first.
+ */
+export function listExecute(
+	endpoint: string,
+	options: ListExecuteOptions,
+): (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]> {
 	return async function (this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 		const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
 		const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
-		const qs = filters
-			? filterQuery(this.getNodeParameter('filters', itemIndex, {}) as IDataObject, filters)
-			: undefined;
-		return await lmsApiList.call(this, endpoint, { returnAll, limit, qs, itemIndex });
+		const hasFilters = options.filters || options.locators || options.extraQuery;
+		const filters = hasFilters ? (this.getNodeParameter('filters', itemIndex, {}) as IDataObject) : {};
+		const qs: IDataObject = options.filters ? filterQuery(filters, options.filters) : {};
+		for (const [queryName, [filterName, kind]] of Object.entries(options.locators ?? {})) {
+			const label = `The ${LMS_RECORD_KINDS[kind].label} filter`;
+			const id = await locatorId.call(this, kind, filters[filterName], label, itemIndex);
+			if (id !== undefined) qs[queryName] = id;
+		}
+		Object.assign(qs, options.extraQuery?.call(this, filters, itemIndex));
+		return await lmsApiList.call(this, endpoint, {
+			returnAll,
+			limit,
+			qs: hasFilters ? qs : undefined,
+			itemIndex,
+		});
+	};
+}
+
+/** The execute of a version-2 Get operation: the record picked in the `parameterName` locator. */
+export function getByLocatorExecute(
+	endpoint: string,
+	kind: LmsRecordKind,
+	parameterName: string,
+	label: string,
+): (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject> {
+	return async function (this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+		const id = await requiredLocatorId.call(this, kind, parameterName, label, itemIndex);
+		return await getRecord.call(this, endpoint, id, itemIndex);
 	};
 }

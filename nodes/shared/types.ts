@@ -29,6 +29,9 @@ export interface LmsProblem {
 	errors?: Array<{ param?: string; code?: string; message?: string }>;
 	/** Sent with 409 `already_enrolled`: the enrollment that already exists. */
 	enrollment_id?: string;
+	/** Sent with 409 `invalid_transition`: the enrollment's status, and the status asked for. */
+	from?: string;
+	to?: string;
 	/** Sent with 403 `insufficient_scope`. */
 	required_scope?: string;
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 
 import {
 	ExecutionLifecycleHooks,
+	LoadOptionsContext,
 	PollContext,
 	WorkflowExecute,
 } from 'n8n-core';
@@ -32,9 +33,10 @@ import {
 	type INodeParameters,
 	type INodeType,
 	type INodeTypes,
+	type IVersionedNodeType,
+	type INodeListSearchResult,
 	type IRequestOptionsSimplified,
 	type IRun,
-	type IVersionedNodeType,
 	type IWorkflowBase,
 	type IWorkflowExecuteAdditionalData,
 	type WorkflowActivateMode,
@@ -132,7 +134,10 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
-export function nodeTypesOf(types: Record<string, INodeType | IVersionedNodeType>): INodeTypes {
+/** A node type as a package exports it: a plain node, or a versioned one (VersionedNodeType). */
+export type AnyNodeType = INodeType | IVersionedNodeType;
+
+export function nodeTypesOf(types: Record<string, AnyNodeType>): INodeTypes {
 	return {
 		getByName: (name) => types[name],
 		getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(types[name], version),
@@ -140,15 +145,31 @@ export function nodeTypesOf(types: Record<string, INodeType | IVersionedNodeType
 	};
 }
 
-function typeName(nodeType: INodeType | IVersionedNodeType): string {
+function typeName(nodeType: AnyNodeType): string {
 	return `${PACKAGE_NAME}.${nodeType.description.name}`;
 }
 
-/** The version a new node gets: a versioned node's default, else the newest the node lists. */
-export function latestVersion(nodeType: INodeType | IVersionedNodeType): number {
+let pinnedTypeVersion: number | undefined;
+
+/**
+ * Makes runNode, runPoll and runListSearch of this test file use this node version unless a call
+ * names another: files that hold version 1's parameters (v1 fixtures) pin 1, so they go on
+ * proving that workflows saved with version 1 run unchanged.
+ */
+export function pinTypeVersion(version: number | undefined): void {
+	pinnedTypeVersion = version;
+}
+
+/** The version a new node gets in the editor: a versioned type's default, else the latest. */
+export function latestVersion(nodeType: AnyNodeType): number {
 	if ('nodeVersions' in nodeType) return nodeType.description.defaultVersion ?? nodeType.currentVersion;
 	const version = nodeType.description.version;
 	return Array.isArray(version) ? version[version.length - 1] : version;
+}
+
+/** The INodeType n8n runs for this node version. */
+export function nodeTypeAt(nodeType: AnyNodeType, version?: number): INodeType {
+	return NodeHelpers.getVersionedNodeType(nodeType, version ?? pinnedTypeVersion ?? latestVersion(nodeType));
 }
 
 export function additionalDataFor(
@@ -181,12 +202,12 @@ export function additionalDataFor(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-export function nodeFor(nodeType: INodeType | IVersionedNodeType, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
-	const typeVersion = extra.typeVersion ?? latestVersion(nodeType);
-	const description = NodeHelpers.getVersionedNodeType(nodeType, typeVersion).description;
+export function nodeFor(nodeType: AnyNodeType, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
+	const typeVersion = extra.typeVersion ?? pinnedTypeVersion ?? latestVersion(nodeType);
+	const described = nodeTypeAt(nodeType, typeVersion).description;
 	return {
 		id: 'node-under-test',
-		name: description.defaults.name ?? description.displayName,
+		name: described.defaults.name ?? described.displayName,
 		type: typeName(nodeType),
 		typeVersion,
 		position: [0, 0],
@@ -204,6 +225,8 @@ export interface RunNodeOptions {
 	continueOnFail?: boolean;
 	/** The node setting "On Error", when the other choices matter. */
 	onError?: INode['onError'];
+	/** The node's version as saved in the workflow; the pinned one, else the latest. */
+	typeVersion?: number;
 }
 
 export interface RunNodeResult {
@@ -218,12 +241,15 @@ export interface RunNodeResult {
 
 /** Executes one node with the given parameters, fed with `items`, and returns what it output. */
 export async function runNode(
-	nodeType: INodeType,
+	nodeType: AnyNodeType,
 	parameters: INodeParameters,
 	options: RunNodeOptions,
 ): Promise<RunNodeResult> {
 	const onError = options.onError ?? (options.continueOnFail ? 'continueRegularOutput' : undefined);
-	const node = nodeFor(nodeType, parameters, onError ? { onError } : {});
+	const node = nodeFor(nodeType, parameters, {
+		...(onError ? { onError } : {}),
+		...(options.typeVersion !== undefined ? { typeVersion: options.typeVersion } : {}),
+	});
 	const workflowData: IWorkflowBase = {
 		id: 'test-workflow',
 		name: 'LMS node test',
@@ -267,7 +293,6 @@ export interface PollOptions {
 	/** 'manual' is the editor's "Fetch Test Event"; 'trigger' is an active workflow. */
 	mode?: WorkflowExecuteMode;
 	activation?: WorkflowActivateMode;
-	/** The node's typeVersion, as saved in a workflow; the node's default version when absent. */
 	typeVersion?: number;
 }
 
@@ -282,21 +307,20 @@ export interface PollResult {
  * `staticData['node:<node name>']`, as in n8n; keep the returned object for the next tick.
  */
 export async function runPoll(
-	nodeType: INodeType | IVersionedNodeType,
+	anyNodeType: AnyNodeType,
 	parameters: INodeParameters,
 	options: PollOptions,
 ): Promise<PollResult> {
-	const node = nodeFor(nodeType, parameters, options.typeVersion === undefined ? {} : { typeVersion: options.typeVersion });
-	// What n8n does: the workflow's node names a type and a version, the version's class polls.
-	const versioned = NodeHelpers.getVersionedNodeType(nodeType, node.typeVersion) as INodeType;
-	if (!versioned.poll) throw new Error(`${nodeType.description.name} v${node.typeVersion} has no poll()`);
+	const node = nodeFor(anyNodeType, parameters, options.typeVersion !== undefined ? { typeVersion: options.typeVersion } : {});
+	const nodeType = nodeTypeAt(anyNodeType, node.typeVersion);
+	if (!nodeType.poll) throw new Error(`${nodeType.description.name} has no poll()`);
 	const staticData = options.staticData ?? {};
 	const workflow = new Workflow({
 		id: 'test-workflow',
 		nodes: [node],
 		connections: {},
 		active: true,
-		nodeTypes: nodeTypesOf({ [node.type]: nodeType }),
+		nodeTypes: nodeTypesOf({ [node.type]: anyNodeType }),
 		staticData,
 	});
 	const mode = options.mode ?? 'trigger';
@@ -306,8 +330,49 @@ export async function runPoll(
 		mode,
 	);
 	const context = new PollContext(workflow, node, additionalData, mode, options.activation ?? 'init');
-	const output = await versioned.poll.call(context).finally(releaseN8nResources);
+	const output = await nodeType.poll.call(context).finally(releaseN8nResources);
 	return { output, staticData: workflow.staticData as IDataObject };
+}
+
+export interface ListSearchOptions {
+	credentials: LmsTestCredentials;
+	/** What the person typed in the picker. */
+	filter?: string;
+	/** The token the previous call returned, when the person scrolled past the end. */
+	paginationToken?: string;
+	typeVersion?: number;
+	/** The node's parameters (n8n sends the current ones along). */
+	parameters?: INodeParameters;
+}
+
+/**
+ * A resource locator's From List call as the n8n server makes it (DynamicNodeParametersService):
+ * the node type at the node's version, its `methods.listSearch[method]` called on n8n-core's
+ * LoadOptionsContext with the filter and the pagination token.
+ */
+export async function runListSearch(
+	anyNodeType: AnyNodeType,
+	method: string,
+	options: ListSearchOptions,
+): Promise<INodeListSearchResult> {
+	const node = nodeFor(anyNodeType, options.parameters ?? {}, options.typeVersion !== undefined ? { typeVersion: options.typeVersion } : {});
+	const nodeType = nodeTypeAt(anyNodeType, node.typeVersion);
+	const search = nodeType.methods?.listSearch?.[method];
+	if (!search) throw new Error(`${nodeType.description.name} v${node.typeVersion} has no listSearch method ${method}`);
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: nodeTypesOf({ [node.type]: anyNodeType }),
+	});
+	const additionalData = additionalDataFor(
+		options.credentials,
+		{ id: 'test-workflow', name: 'LMS list search test', nodes: [node], connections: {} } as unknown as IWorkflowBase,
+		'internal',
+	);
+	const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters');
+	return await search.call(context, options.filter, options.paginationToken).finally(releaseN8nResources);
 }
 
 /**

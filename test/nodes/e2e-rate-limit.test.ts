@@ -5,8 +5,11 @@
  */
 import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
-import { runNode } from '../helpers/n8n';
+import { pinTypeVersion, runNode } from '../helpers/n8n';
 import { startTestServer, type TestServer } from '../helpers/server';
+
+// Version 1's parameters: these tests go on proving that workflows saved with version 1 run unchanged.
+pinTypeVersion(1);
 
 const REQUESTS_PER_WINDOW = 2;
 const WINDOW_MS = 2_000;

@@ -7,8 +7,11 @@ import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
 import { changePlan } from '../../server/src/organizations/service';
-import { runNode, testCredential } from '../helpers/n8n';
+import { pinTypeVersion, runNode, testCredential } from '../helpers/n8n';
 import { startTestServer, type TestServer } from '../helpers/server';
+
+// Version 1's parameters: these tests go on proving that workflows saved with version 1 run unchanged.
+pinTypeVersion(1);
 
 const ALL_SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'];
 

@@ -1,8 +1,11 @@
 import nock from 'nock';
 
 import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
-import { runNode } from '../helpers/n8n';
+import { pinTypeVersion, runNode } from '../helpers/n8n';
 import { credentials, lmsApi, problem } from '../helpers/lms-api-mock';
+
+// Version 1's parameters: these tests go on proving that workflows saved with version 1 run unchanged.
+pinTypeVersion(1);
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());

@@ -4,8 +4,11 @@ import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
 import { MAX_ATTEMPTS } from '../../nodes/shared/transport';
-import { runNode } from '../helpers/n8n';
+import { pinTypeVersion, runNode } from '../helpers/n8n';
 import { credentials, listPage, lmsApi, problem, users } from '../helpers/lms-api-mock';
+
+// Version 1's parameters: these tests go on proving that workflows saved with version 1 run unchanged.
+pinTypeVersion(1);
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());

@@ -6,18 +6,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import nock from 'nock';
-import { NodeHelpers, type INode, type INodeParameters, type INodeType, type IVersionedNodeType } from 'n8n-workflow';
+import type { INode, INodeParameters } from 'n8n-workflow';
 
 import { LmsCertificates } from '../../nodes/LmsCertificates/LmsCertificates.node';
 import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
-import { runNode } from '../helpers/n8n';
+import { nodeTypeAt, runNode, type AnyNodeType } from '../helpers/n8n';
 import { credentials, listPage, lmsApi, users } from '../helpers/lms-api-mock';
 
 const examplesDir = join(__dirname, '..', '..', 'examples');
-const NODE_TYPES: Record<string, INodeType | IVersionedNodeType> = Object.fromEntries(
+const NODE_TYPES: Record<string, AnyNodeType> = Object.fromEntries(
 	[new LmsUsers(), new LmsCourses(), new LmsEnrollments(), new LmsCertificates(), new LmsTrigger()].map((type) => [
 		`n8n-nodes-lms.${type.description.name}`,
 		type,
@@ -28,15 +28,10 @@ function example(file: string): { nodes: INode[]; connections: Record<string, un
 	return JSON.parse(readFileSync(join(examplesDir, file), 'utf8'));
 }
 
-/** The node type as n8n resolves it for a saved node: its type name and its typeVersion. */
-function typeOf(node: INode): INodeType | undefined {
-	const type = NODE_TYPES[node.type];
-	return type && (NodeHelpers.getVersionedNodeType(type, node.typeVersion) as INodeType);
-}
-
-function lmsNode(file: string, name: string): { type: INodeType; parameters: INodeParameters } {
+/** An LMS node of an example, with the version it was saved with. */
+function lmsNode(file: string, name: string): { type: AnyNodeType; parameters: INodeParameters; typeVersion: number } {
 	const node = example(file).nodes.find((candidate) => candidate.name === name)!;
-	return { type: typeOf(node)!, parameters: node.parameters };
+	return { type: NODE_TYPES[node.type], parameters: node.parameters, typeVersion: node.typeVersion };
 }
 
 beforeAll(() => nock.disableNetConnect());
@@ -54,9 +49,11 @@ describe.each(readdirSync(examplesDir).filter((file) => file.endsWith('.json')))
 	it('uses LMS nodes that exist, with parameters they define', () => {
 		expect(lmsNodes.length).toBeGreaterThan(0);
 		for (const node of lmsNodes) {
-			const type = typeOf(node);
-			expect(type).toBeDefined();
-			const defined = new Set(type!.description.properties.map((property) => property.name));
+			expect(NODE_TYPES[node.type]).toBeDefined();
+			// The parameters of the version the workflow was saved with, as n8n opens it.
+			const type = nodeTypeAt(NODE_TYPES[node.type], node.typeVersion);
+			expect(type.description.version).toEqual(expect.anything());
+			const defined = new Set(type.description.properties.map((property) => property.name));
 			for (const parameter of Object.keys(node.parameters)) expect(defined).toContain(parameter);
 		}
 	});
@@ -74,7 +71,7 @@ describe.each(readdirSync(examplesDir).filter((file) => file.endsWith('.json')))
 
 describe('enroll-new-hires.json', () => {
 	it('finds the new hire by the email the webhook received', async () => {
-		const { type, parameters } = lmsNode('enroll-new-hires.json', 'Find LMS user');
+		const { type, parameters, typeVersion } = lmsNode('enroll-new-hires.json', 'Find LMS user');
 		const scope = lmsApi()
 			.get('/api/v1/users')
 			.query({ email: 'ada@example.com', role: 'student', page: '1', per_page: '1' })
@@ -82,6 +79,7 @@ describe('enroll-new-hires.json', () => {
 
 		const { items } = await runNode(type, parameters, {
 			credentials,
+			typeVersion,
 			items: [{ headers: {}, body: { email: 'ada@example.com' } }],
 		});
 
@@ -90,13 +88,13 @@ describe('enroll-new-hires.json', () => {
 	});
 
 	it('enrolls the user it found, returning the existing enrollment on a repeat', async () => {
-		const { type, parameters } = lmsNode('enroll-new-hires.json', 'Enroll in onboarding');
+		const { type, parameters, typeVersion } = lmsNode('enroll-new-hires.json', 'Enroll in onboarding');
 		expect(parameters.ifAlreadyEnrolled).toBe('returnExisting');
 		const scope = lmsApi()
 			.post('/api/v1/enrollments', { student_id: 'usr_1', course_id: String(parameters.courseId) })
 			.reply(201, { id: 'enr_1', student_id: 'usr_1', course_id: parameters.courseId, status: 'active' });
 
-		const { items } = await runNode(type, parameters, { credentials, items: users(1, 1) });
+		const { items } = await runNode(type, parameters, { credentials, typeVersion, items: users(1, 1) });
 
 		expect(items[0].json.id).toBe('enr_1');
 		expect(scope.isDone()).toBe(true);
@@ -110,13 +108,14 @@ describe('certificates-this-week.json', () => {
 			.get('/api/v1/certificates')
 			.query({ page: '1', per_page: '100' })
 			.reply(200, listPage([{ id: 'cert_1', student_id: 'usr_1' }], 1, 100, 1));
-		const { items } = await runNode(certificates.type, certificates.parameters, { credentials });
+		const { items } = await runNode(certificates.type, certificates.parameters, { credentials, typeVersion: certificates.typeVersion });
 		expect(items.map((item) => item.json.id)).toEqual(['cert_1']);
 
 		const student = lmsNode('certificates-this-week.json', 'Student');
 		lmsApi().get('/api/v1/users/usr_1').reply(200, users(1, 1)[0]);
 		const { items: students } = await runNode(student.type, student.parameters, {
 			credentials,
+			typeVersion: student.typeVersion,
 			items: [items[0].json],
 		});
 		expect(students[0]).toMatchObject({ json: { id: 'usr_1' }, pairedItem: { item: 0 } });

@@ -3,8 +3,11 @@ import nock from 'nock';
 import { LmsCertificates } from '../../nodes/LmsCertificates/LmsCertificates.node';
 import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
-import { runNode } from '../helpers/n8n';
+import { pinTypeVersion, runNode } from '../helpers/n8n';
 import { credentials, listPage, lmsApi, users } from '../helpers/lms-api-mock';
+
+// Version 1's parameters: these tests go on proving that workflows saved with version 1 run unchanged.
+pinTypeVersion(1);
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());

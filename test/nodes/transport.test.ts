@@ -4,8 +4,11 @@ import { LmsApi } from '../../credentials/LmsApi.credentials';
 import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
 import { lmsApiBaseUrl, MAX_RETRY_WAIT_SECONDS, retryAfterSeconds } from '../../nodes/shared/transport';
-import { runNode, testCredential } from '../helpers/n8n';
+import { pinTypeVersion, runNode, testCredential } from '../helpers/n8n';
 import { API_KEY, credentials, listPage, lmsApi, ORIGIN, problem, users } from '../helpers/lms-api-mock';
+
+// Version 1's parameters: these tests go on proving that workflows saved with version 1 run unchanged.
+pinTypeVersion(1);
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());

@@ -86,6 +86,27 @@ function bodyField(request: LmsRequestSummary, field: string): string {
 	return typeof value === 'string' && value !== '' ? value : '(empty)';
 }
 
+/**
+ * 409 invalid_transition (SPEC §10): the server names the enrollment's status (`from`) and where
+ * the request leads (`to`); the sentence says what state it is in and what to do instead.
+ */
+function transitionMessage(problem: LmsProblem, id: string | undefined): string {
+	const enrollment = `Enrollment ${id ?? ''}`.trim();
+	const from = problem.from ?? 'in another state';
+	const to = problem.to;
+	if (from === 'completed') {
+		return `${enrollment} is completed, and a completed enrollment is final: it cannot be withdrawn, reactivated or change progress. Leave it as it is, or filter Get Many on status Active before updating`;
+	}
+	if (to === from || to === undefined) {
+		return `${enrollment} is ${from}, so its progress cannot change: reactivate it first (Update → Change: Reactivate), then set the progress`;
+	}
+	if (to === 'active') {
+		return `${enrollment} is ${from} and cannot be reactivated from that state: only withdrawn or expired enrollments can be`;
+	}
+	const verb = to === 'completed' ? 'completed' : to;
+	return `${enrollment} is ${from}, so it cannot become ${verb}: reactivate it first (Update → Change: Reactivate), then ${to === 'completed' ? 'complete' : 'withdraw'} it`;
+}
+
 /** The message says what to do; the server's own sentence goes into the description. */
 function messageFor(failure: LmsHttpFailure, request: LmsRequestSummary): string {
 	const { status, problem } = failure;
@@ -111,6 +132,8 @@ function messageFor(failure: LmsHttpFailure, request: LmsRequestSummary): string
 				return `${record.label} ${record.id} was not found: check the ${record.label} ID (it must exist${draft} in the key's organization)`;
 			}
 			return 'The LMS API was not found at this address: check the Base URL in the credential';
+		case 'invalid_transition':
+			return transitionMessage(problem, record.id);
 		case 'student_not_found':
 			return `Student ${bodyField(request, 'student_id')} was not found in the key's organization: check the Student ID`;
 		case 'not_a_student':

@@ -6,8 +6,8 @@ import {
 	filtersCollection,
 	returnAllAndLimit,
 	studentIdFilter,
-} from '../../shared/descriptions';
-import { getManyExecute } from '../../shared/execute';
+} from '../../../shared/descriptions';
+import { getManyExecute } from '../../../shared/execute';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit('certificates'),

@@ -1,30 +1,30 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { idField } from '../../shared/descriptions';
-import { getRecord, requiredId } from '../../shared/execute';
-import { asNodeError, lmsApiRequest, lmsProblemOf } from '../../shared/transport';
+import { lmsLocator, requiredLocatorId } from '../../../shared/locators';
+import { getRecord } from '../../../shared/execute';
+import { asNodeError, lmsApiRequest, lmsProblemOf } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
-	idField({
-		displayName: 'Student ID',
-		name: 'studentId',
-		prefix: 'usr_',
+	lmsLocator('student', {
+		displayName: 'Student',
+		name: 'student',
+		required: true,
 		description:
-			'The LMS user ID of the student to enroll, starting with usr_. The user must have the student role. To find it from an email address, use LMS Users → Get Many with the Email filter.',
+			'The student to enroll (a user with the student role): pick by name, give the LMS user ID (usr_…), or give the email address to look the user up',
 	}),
-	idField({
-		displayName: 'Course ID',
-		name: 'courseId',
-		prefix: 'crs_',
-		description: 'The LMS ID of a published course, starting with crs_',
+	lmsLocator('course', {
+		displayName: 'Course',
+		name: 'course',
+		required: true,
+		description: 'The published course to enroll the student in: pick it by title or give its LMS ID (crs_…)',
 	}),
 	{
 		displayName: 'If Already Enrolled',
 		name: 'ifAlreadyEnrolled',
 		type: 'options',
 		default: 'fail',
-		description: 'What to do when the student already has an enrollment in this course',
+		description: 'What to do when the student already has an enrollment in this course. Choose Return Existing Enrollment to make the step safe to repeat.',
 		options: [
 			{
 				name: 'Fail',
@@ -44,8 +44,8 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { operation: ['create'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const studentId = requiredId.call(this, 'studentId', 'Student ID', itemIndex);
-	const courseId = requiredId.call(this, 'courseId', 'Course ID', itemIndex);
+	const studentId = await requiredLocatorId.call(this, 'student', 'student', 'Student', itemIndex);
+	const courseId = await requiredLocatorId.call(this, 'course', 'course', 'Course', itemIndex);
 	const ifAlreadyEnrolled = this.getNodeParameter('ifAlreadyEnrolled', itemIndex, 'fail') as string;
 
 	try {

@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { idField, type IdFieldOptions } from '../../shared/descriptions';
-import { getExecute } from '../../shared/execute';
+import { idField, type IdFieldOptions } from '../../../shared/descriptions';
+import { getExecute } from '../../../shared/execute';
 
 const certificateId: IdFieldOptions = {
 	displayName: 'Certificate ID',

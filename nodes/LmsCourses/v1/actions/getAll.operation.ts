@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { returnAllAndLimit } from '../../shared/descriptions';
-import { getManyExecute } from '../../shared/execute';
+import { returnAllAndLimit } from '../../../shared/descriptions';
+import { getManyExecute } from '../../../shared/execute';
 
 const properties: INodeProperties[] = [...returnAllAndLimit('courses')];
 

@@ -1,0 +1,77 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { filtersCollection, returnAllAndLimit } from '../../../shared/descriptions';
+import { listExecute } from '../../../shared/execute';
+import { lmsLocator } from '../../../shared/locators';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const properties: INodeProperties[] = [
+	...returnAllAndLimit('certificates'),
+	filtersCollection([
+		lmsLocator('course', {
+			displayName: 'Course',
+			name: 'course',
+			description: 'Only certificates for this course: pick it by title or give its ID (crs_…)',
+		}),
+		{
+			displayName: 'Expired Since (Days)',
+			name: 'expiredSince',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 30,
+			description:
+				'Only certificates that expired within this many days before now (for example 7: those that ran out in the past week). Certificates that never expire are left out.',
+		},
+		{
+			displayName: 'Expiring Within (Days)',
+			name: 'expiringWithin',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 30,
+			description:
+				'Only certificates that are still valid and expire within this many days from now (for example 30 for a renewal reminder). Certificates that never expire are left out. Set together with Expired Since, both windows are joined into one.',
+		},
+		lmsLocator('student', {
+			displayName: 'Student',
+			name: 'student',
+			description: 'Only certificates of this student: pick by name, give the ID (usr_…), or the email address',
+		}),
+	]),
+];
+
+export const description = updateDisplayOptions({ show: { operation: ['getAll'] } }, properties);
+
+function days(this: IExecuteFunctions, filters: IDataObject, name: string, label: string, itemIndex: number): number | undefined {
+	const value = filters[name];
+	if (value === undefined || value === null || value === '') return undefined;
+	const number = Number(value);
+	if (!Number.isFinite(number) || number <= 0) {
+		throw new NodeOperationError(this.getNode(), `${label} must be a number of days above 0, not "${String(value)}"`, {
+			itemIndex,
+		});
+	}
+	return number;
+}
+
+/**
+ * Expiring Within N → expires_after now, expires_before now + N days; Expired Since N →
+ * expires_after now − N days, expires_before now. Both set: one window from the past bound to the
+ * future bound (the API takes one window).
+ */
+function expiryWindow(this: IExecuteFunctions, filters: IDataObject, itemIndex: number): IDataObject {
+	const within = days.call(this, filters, 'expiringWithin', 'Expiring Within', itemIndex);
+	const since = days.call(this, filters, 'expiredSince', 'Expired Since', itemIndex);
+	if (within === undefined && since === undefined) return {};
+	const now = Date.now();
+	return {
+		expires_after: new Date(since === undefined ? now : now - since * DAY_MS).toISOString(),
+		expires_before: new Date(within === undefined ? now : now + within * DAY_MS).toISOString(),
+	};
+}
+
+export const execute = listExecute('/certificates', {
+	locators: { student_id: ['student', 'student'], course_id: ['course', 'course'] },
+	extraQuery: expiryWindow,
+});

@@ -1,0 +1,108 @@
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+
+import { lmsApiPage } from './transport';
+
+/**
+ * The From List modes of locators.ts. n8n calls a listSearch method with the text typed in the
+ * picker (`filter`) and, when the person scrolls past the end, the `paginationToken` the previous
+ * call returned. Users and courses search through the API's `search` (SPEC §13: a word of the
+ * name or title, or the email, starting with the text); enrollments and certificates have no
+ * names to search and are listed page by page. Register all of them on a node with
+ * `methods: { listSearch: lmsListSearch }`.
+ */
+
+/** Per picker page: enough to fill the dropdown, one request per scroll. */
+export const LIST_SEARCH_PAGE_SIZE = 50;
+/** The API's limit on `search` (1–100 characters). */
+const SEARCH_MAX_LENGTH = 100;
+
+function pageOf(paginationToken?: string): number {
+	const page = Number(paginationToken);
+	return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+async function listPage(
+	this: ILoadOptionsFunctions,
+	endpoint: string,
+	qs: IDataObject,
+	paginationToken: string | undefined,
+	toResult: (record: IDataObject) => { name: string; value: string },
+): Promise<INodeListSearchResult> {
+	const page = pageOf(paginationToken);
+	const list = await lmsApiPage.call(this, endpoint, { page, perPage: LIST_SEARCH_PAGE_SIZE, qs });
+	const { total } = list.pagination;
+	return {
+		results: list.data.map(toResult),
+		// The next page while this one did not reach the total; n8n stops asking without a token.
+		paginationToken: list.data.length > 0 && page * LIST_SEARCH_PAGE_SIZE < total ? String(page + 1) : undefined,
+	};
+}
+
+function searchQuery(filter?: string): IDataObject {
+	const text = (filter ?? '').trim().slice(0, SEARCH_MAX_LENGTH);
+	return text ? { search: text } : {};
+}
+
+const userResult = (user: IDataObject) => ({
+	name: `${String(user.name ?? '')} (${String(user.email ?? '')})`,
+	value: String(user.id),
+});
+
+export async function searchUsers(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await listPage.call(this, '/users', searchQuery(filter), paginationToken, userResult);
+}
+
+/** Users with the student role only: the ones that can be enrolled. */
+export async function searchStudents(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await listPage.call(this, '/users', { ...searchQuery(filter), role: 'student' }, paginationToken, userResult);
+}
+
+export async function searchCourses(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await listPage.call(this, '/courses', searchQuery(filter), paginationToken, (course) => ({
+		name: String(course.title ?? course.id),
+		value: String(course.id),
+	}));
+}
+
+export async function searchEnrollments(
+	this: ILoadOptionsFunctions,
+	_filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await listPage.call(this, '/enrollments', {}, paginationToken, (enrollment) => ({
+		name: `${String(enrollment.id)}: ${String(enrollment.student_id)} in ${String(enrollment.course_id)}, ${String(enrollment.status)} ${String(enrollment.progress_percent)}%`,
+		value: String(enrollment.id),
+	}));
+}
+
+export async function searchCertificates(
+	this: ILoadOptionsFunctions,
+	_filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await listPage.call(this, '/certificates', {}, paginationToken, (certificate) => ({
+		name: `${String(certificate.id)}: ${String(certificate.student_id)}, ${String(certificate.course_id)}${certificate.expires_at ? `, expires ${String(certificate.expires_at).slice(0, 10)}` : ''}`,
+		value: String(certificate.id),
+	}));
+}
+
+/** Every From List method, for a node's `methods.listSearch`. */
+export const lmsListSearch = {
+	searchUsers,
+	searchStudents,
+	searchCourses,
+	searchEnrollments,
+	searchCertificates,
+};

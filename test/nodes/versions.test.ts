@@ -1,0 +1,138 @@
+/**
+ * The four action nodes are n8n versioned nodes: version 1 exactly as it shipped (its description
+ * byte for byte, recorded in fixtures/v1-descriptions.json from the last commit before versioning)
+ * and version 2, the default for new nodes. Workflows saved with version 1 keep running: saved
+ * version-1 nodes (fixtures/v1-nodes.json and the examples) run through n8n-core against the real
+ * server and answer what the API answers.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { IDataObject, INode, INodeParameters, IVersionedNodeType } from 'n8n-workflow';
+
+import { LmsCertificates } from '../../nodes/LmsCertificates/LmsCertificates.node';
+import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
+import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
+import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
+import { nodeTypeAt, runNode, type AnyNodeType } from '../helpers/n8n';
+import { startTestServer, type TestServer } from '../helpers/server';
+import v1Descriptions from './fixtures/v1-descriptions.json';
+import v1Nodes from './fixtures/v1-nodes.json';
+
+const NODES: Record<string, IVersionedNodeType> = Object.fromEntries(
+	[new LmsUsers(), new LmsCourses(), new LmsEnrollments(), new LmsCertificates()].map((type) => [
+		`n8n-nodes-lms.${type.description.name}`,
+		type,
+	]),
+);
+
+describe('versions', () => {
+	it.each(Object.entries(NODES))('%s has versions 1 and 2, new nodes get 2', (_name, type) => {
+		expect(Object.keys(type.nodeVersions).map(Number)).toEqual([1, 2]);
+		expect(type.description.defaultVersion).toBe(2);
+		expect(type.currentVersion).toBe(2);
+		expect(nodeTypeAt(type, 2).description.version).toBe(2);
+	});
+
+	it.each(Object.entries(NODES))('%s version 1 is described exactly as it shipped', (_name, type) => {
+		const shipped = (v1Descriptions as Record<string, unknown>)[type.description.name];
+		expect(JSON.parse(JSON.stringify(nodeTypeAt(type, 1).description))).toEqual(shipped);
+	});
+
+	it.each(Object.entries(NODES))('%s version 2 keeps the type name, the credential and usableAsTool', (_name, type) => {
+		const v2 = nodeTypeAt(type, 2).description;
+		expect(v2.name).toBe(type.description.name);
+		expect(v2.usableAsTool).toBe(true);
+		expect(v2.credentials).toEqual(nodeTypeAt(type, 1).description.credentials);
+	});
+});
+
+describe('version-1 nodes against the real server', () => {
+	const ALL_SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'];
+	let server: TestServer;
+	let apiKey: string;
+
+	async function api(path: string): Promise<IDataObject> {
+		const response = await fetch(`${server.baseUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${apiKey}` } });
+		return (await response.json()) as IDataObject;
+	}
+
+	/** Every record the API lists for `path` (the filters already in it), all pages. */
+	async function apiAll(path: string): Promise<IDataObject[]> {
+		const records: IDataObject[] = [];
+		for (let page = 1; ; page++) {
+			const joiner = path.includes('?') ? '&' : '?';
+			const body = await api(`${path}${joiner}per_page=100&page=${page}`);
+			records.push(...(body.data as IDataObject[]));
+			if ((body.data as unknown[]).length < 100) return records;
+		}
+	}
+
+	const inputs: Record<string, IDataObject> = {};
+
+	beforeAll(async () => {
+		server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+		apiKey = (await server.createKey('acme', ALL_SCOPES, 'n8n v1 fixtures')).key;
+		inputs.student = ((await api('/users?role=student&per_page=1')).data as IDataObject[])[0];
+		inputs.enrollment = ((await api('/enrollments?per_page=1')).data as IDataObject[])[0];
+		inputs.certificate = ((await api('/certificates?per_page=1')).data as IDataObject[])[0];
+	}, 120_000);
+
+	afterAll(async () => {
+		await server?.stop();
+	});
+
+	const as = () => ({ credentials: { baseUrl: server.baseUrl, apiKey } });
+
+	/** "GET /users?email={email}" with the input's fields filled in. */
+	function expectedPath(template: string, input: IDataObject | undefined): string {
+		return template.replace(/^GET /, '').replace(/\{(\w+)\}/g, (_m, field: string) => encodeURIComponent(String(input?.[field])));
+	}
+
+	it.each(v1Nodes.map((node) => [node.name, node] as const))('%s answers what the API answers', async (_name, saved) => {
+		const type = NODES[saved.type] as AnyNodeType;
+		const input = saved.input ? inputs[saved.input] : undefined;
+		const { items, error } = await runNode(type, saved.parameters as INodeParameters, {
+			...as(),
+			typeVersion: saved.typeVersion,
+			items: input ? [input] : undefined,
+		});
+		expect(error).toBeUndefined();
+		const path = expectedPath(saved.expect, input);
+		const [collection, rest] = path.split('?');
+		let expected: IDataObject[];
+		if (/^\/\w+\/[^/]+$/.test(collection)) {
+			expected = [await api(path)];
+		} else {
+			const limit = /per_page=(\d+)/.exec(rest ?? '')?.[1];
+			expected = limit ? ((await api(path)).data as IDataObject[]) : await apiAll(path);
+		}
+		expect(expected.length).toBeGreaterThan(0);
+		expect(items.map((item) => item.json)).toEqual(expected);
+	});
+
+	describe.each(readdirSync(join(__dirname, '..', '..', 'examples')).filter((file) => file.endsWith('.json')))(
+		'examples/%s',
+		(file) => {
+			const workflow = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as { nodes: INode[] };
+			const saved = workflow.nodes.filter((node) => NODES[node.type] && node.typeVersion === 1);
+
+			it.each(saved.map((node) => [node.name, node] as const))('%s (version 1) runs against the server', async (_name, node) => {
+				// The items the nodes before it give: a webhook body, a certificate, a user.
+				const student = inputs.student;
+				const item: IDataObject = { ...inputs.certificate, body: { email: student.email }, id: student.id };
+				// Alone in the test workflow, a reference to an earlier node reads the input item instead;
+				// the placeholder a user replaces gets a real course.
+				const parameters = JSON.parse(
+					JSON.stringify(node.parameters)
+						.replace(/\$\('[^']+'\)\.item\.json/g, '$json')
+						.replace('crs_REPLACE_WITH_ONBOARDING_COURSE_ID', String(inputs.enrollment.course_id)),
+				) as INodeParameters;
+				const { items, error } = await runNode(NODES[node.type], parameters, { ...as(), typeVersion: 1, items: [item] });
+				expect(error).toBeUndefined();
+				expect(items.length).toBeGreaterThan(0);
+				expect(items.every((out) => typeof out.json.id === 'string')).toBe(true);
+			});
+		},
+	);
+});
