@@ -68,7 +68,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 	const sequelize = await connect({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax });
 	if (options.migrate !== false) await applyMigrations(sequelize);
 
-	const app = createApp({ config, sequelize, logger }, { rateLimitStore: options.rateLimitStore });
+	const app = createApp({ config, logger }, { rateLimitStore: options.rateLimitStore });
 	const limitStore = app.locals.limitStore;
 	// A shared store that is down at start makes every request a 503 until it returns; say so.
 	await limitStore?.check().catch((err: unknown) => {

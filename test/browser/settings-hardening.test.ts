@@ -6,6 +6,7 @@
 import { QueryTypes } from 'sequelize';
 
 import { ApiKey } from '../../server/src/api-keys/model';
+import { processDatabase } from '../../server/src/db';
 import { PageClient } from '../helpers/page-client';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -24,7 +25,7 @@ function superAdmin(organization = 'acme') {
 }
 
 async function sessionRows(): Promise<number> {
-	const [row] = await ApiKey.sequelize!.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM sessions', { type: QueryTypes.SELECT });
+	const [row] = await processDatabase().query<{ n: number | string }>('SELECT COUNT(*) AS n FROM sessions', { type: QueryTypes.SELECT });
 	return Number(row.n);
 }
 

@@ -1,4 +1,4 @@
-import { User } from '../../server/src/db';
+import { processDatabase, User } from '../../server/src/db';
 import type { TestServer } from '../helpers/server';
 import { call, expectProblem, startApiServer, type World } from './api-fixtures';
 
@@ -116,7 +116,7 @@ describe('health checks', () => {
 	});
 
 	test('/readyz answers 503 problem+json when the database is unreachable', async () => {
-		jest.spyOn(User.sequelize!, 'query').mockRejectedValue(new Error('SQLITE_CANTOPEN: unable to open database file'));
+		jest.spyOn(processDatabase(), 'query').mockRejectedValue(new Error('SQLITE_CANTOPEN: unable to open database file'));
 		const reply = await call(server, '/readyz');
 		expectProblem(reply, 503, 'not_ready');
 		expect(reply.body.checks).toEqual({ database: 'unreachable' });

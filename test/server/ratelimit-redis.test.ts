@@ -62,8 +62,8 @@ describeRedis('shared Redis store', () => {
 		first = await startTestServer({ seed: false, env });
 		// A second instance of the app over the same database and Redis: another "process".
 		const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: first.databaseUrl, LOG_LEVEL: 'silent', ...env });
-		const { Organization } = await import('../../server/src/db');
-		secondApp = createApp({ config, sequelize: Organization.sequelize!, logger: createLogger(config) });
+		// The same process, so the same database: the models are bound once per process.
+		secondApp = createApp({ config, logger: createLogger(config) });
 		second = createServer(secondApp);
 		await new Promise<void>((r) => second.listen(0, '127.0.0.1', () => r()));
 		secondUrl = `http://127.0.0.1:${(second.address() as AddressInfo).port}`;

@@ -2,6 +2,7 @@ import express from 'express';
 import type { Store } from 'express-rate-limit';
 import helmet from 'helmet';
 
+import { processDatabase } from '../db';
 import { createSettingsRouter } from '../settings/router';
 import { apiRouter } from './api-router';
 import type { AppDeps } from './deps';
@@ -29,10 +30,11 @@ declare global {
 
 /**
  * The whole web application, without a network socket (server.ts listens). The order below
- * is the order every request goes through.
+ * is the order every request goes through. db/connect() must have run: the app serves the
+ * database the models are bound to.
  */
 export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Application {
-	const { config, sequelize, logger } = deps;
+	const { config, logger } = deps;
 	const app = express();
 	app.disable('x-powered-by');
 	// Never "trust everything": config refuses it; false (the socket address) by default.
@@ -54,7 +56,7 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 			contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
 		}),
 	);
-	app.use(healthRouter(sequelize, limitStore));
+	app.use(healthRouter(processDatabase(), limitStore));
 	app.use(createRateLimiter(config, limitStore, logger));
 	app.use(createSettingsRouter(deps));
 	app.use('/api/v1', apiRouter(deps));

@@ -1,6 +1,7 @@
 import express, { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
 
+import { processDatabase } from '../db';
 import type { AppDeps } from '../http/deps';
 import { apiKeyPages } from './api-keys-pages';
 import { csrfProtection } from './csrf';
@@ -68,7 +69,7 @@ export function createSettingsRouter(deps: AppDeps): Router {
 		},
 		express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 }),
 		refuseNulBytes,
-		sessionMiddleware(deps.sequelize, deps.config.sessionSecret),
+		sessionMiddleware(processDatabase(), deps.config.sessionSecret),
 		csrfProtection,
 		loadViewer,
 	);
