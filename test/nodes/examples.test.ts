@@ -11,14 +11,16 @@ import type { INode, INodeParameters } from 'n8n-workflow';
 import { LmsCertificates } from '../../nodes/LmsCertificates/LmsCertificates.node';
 import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
+import { LmsInstantTrigger } from '../../nodes/LmsInstantTrigger/LmsInstantTrigger.node';
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
-import { nodeTypeAt, runNode, type AnyNodeType } from '../helpers/n8n';
+import { nodeTypeAt, runNode, type AnyNodeType, type RunNodeResult } from '../helpers/n8n';
 import { credentials, listPage, lmsApi, users } from '../helpers/lms-api-mock';
+import { startTestServer, type TestServer } from '../helpers/server';
 
 const examplesDir = join(__dirname, '..', '..', 'examples');
 const NODE_TYPES: Record<string, AnyNodeType> = Object.fromEntries(
-	[new LmsUsers(), new LmsCourses(), new LmsEnrollments(), new LmsCertificates(), new LmsTrigger()].map((type) => [
+	[new LmsUsers(), new LmsCourses(), new LmsEnrollments(), new LmsCertificates(), new LmsTrigger(), new LmsInstantTrigger()].map((type) => [
 		`n8n-nodes-lms.${type.description.name}`,
 		type,
 	]),
@@ -34,7 +36,11 @@ function lmsNode(file: string, name: string): { type: AnyNodeType; parameters: I
 	return { type: NODE_TYPES[node.type], parameters: node.parameters, typeVersion: node.typeVersion };
 }
 
-beforeAll(() => nock.disableNetConnect());
+// The real server listens on 127.0.0.1: only the nock cases are cut off from the network.
+beforeAll(() => {
+	nock.disableNetConnect();
+	nock.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
+});
 afterEach(() => nock.cleanAll());
 // restore(): the interceptor patches Node's http module, which later test files in this worker share.
 afterAll(() => {
@@ -119,5 +125,97 @@ describe('certificates-this-week.json', () => {
 			items: [items[0].json],
 		});
 		expect(students[0]).toMatchObject({ json: { id: 'usr_1' }, pairedItem: { item: 0 } });
+	});
+});
+
+/**
+ * The version-2 examples' LMS nodes, each run through n8n-core against the real server with the
+ * items the node before it gives (the webhook's body, the trigger's event, the previous LMS node's
+ * output). A reference to an earlier node (`$('Student').item`) reads the node's own input item
+ * here, since each node runs alone; the real-n8n suite (test/n8n) runs the whole workflows.
+ */
+describe('version-2 examples against the real server', () => {
+	let server: TestServer;
+	let apiKey: string;
+	const as = () => ({ credentials: { baseUrl: server.baseUrl, apiKey } });
+
+	async function api(path: string): Promise<{ data: Array<Record<string, unknown>> } & Record<string, unknown>> {
+		const response = await fetch(`${server.baseUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${apiKey}` } });
+		return (await response.json()) as { data: Array<Record<string, unknown>> } & Record<string, unknown>;
+	}
+
+	/** Runs one LMS node of an example at the version it was saved with. */
+	async function run(file: string, name: string, items: Array<Record<string, unknown>>, replace: Record<string, string> = {}): Promise<RunNodeResult> {
+		const { type, parameters, typeVersion } = lmsNode(file, name);
+		let text = JSON.stringify(parameters).replace(/\$\('[^']+'\)\.item\.json/g, '$json');
+		for (const [placeholder, value] of Object.entries(replace)) text = text.split(placeholder).join(value);
+		const result = await runNode(type, JSON.parse(text) as INodeParameters, { ...as(), typeVersion, items: items as never });
+		expect(result.error).toBeUndefined();
+		return result;
+	}
+
+	beforeAll(async () => {
+		server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+		apiKey = (await server.createKey('acme', ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'], 'examples')).key;
+	}, 120_000);
+
+	afterAll(async () => {
+		await server?.stop();
+	});
+
+	it('onboard-new-hire.json: finds the hire by email and enrolls them once, however often the webhook fires', async () => {
+		const student = (await api('/users?role=student&per_page=1')).data[0];
+		const taken = new Set((await api(`/enrollments?student_id=${student.id}&per_page=100`)).data.map((e) => e.course_id));
+		const course = (await api('/courses?per_page=100')).data.find((candidate) => !taken.has(candidate.id))!;
+		const webhook = { headers: {}, body: { email: String(student.email).toUpperCase() } };
+
+		const found = await run('onboard-new-hire.json', 'Find LMS user', [webhook]);
+		expect(found.items.map((item) => item.json)).toEqual([await api(`/users/${student.id}`)]);
+
+		const placeholder = { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) };
+		const first = await run('onboard-new-hire.json', 'Enroll in onboarding', [found.items[0].json], placeholder);
+		const again = await run('onboard-new-hire.json', 'Enroll in onboarding', [found.items[0].json], placeholder);
+		expect(first.items[0].json).toMatchObject({ student_id: student.id, course_id: course.id, status: 'active' });
+		expect(again.items[0].json.id).toBe(first.items[0].json.id);
+		expect((await api(`/enrollments?student_id=${student.id}&course_id=${course.id}`)).data).toHaveLength(1);
+	});
+
+	it('onboard-new-hire.json: an address the LMS does not know stops with a sentence saying so', async () => {
+		const { type, parameters, typeVersion } = lmsNode('onboard-new-hire.json', 'Find LMS user');
+		const { error } = await runNode(type, parameters, { ...as(), typeVersion, items: [{ body: { email: 'unknown@example.com' } }] });
+		expect(error?.message).toBe('No LMS user has the email address unknown@example.com');
+	});
+
+	it("completion-to-crm.json: the completed enrollment's student and course, as the CRM record needs them", async () => {
+		const enrollment = (await api('/enrollments?status=completed&per_page=1')).data[0];
+		// What the Instant Trigger outputs for enrollment.completed: the enrollment plus the event's fields.
+		const event = { ...enrollment, event_id: 'evt_example', event_type: 'enrollment.completed' };
+		const student = await run('completion-to-crm.json', 'Student', [event]);
+		expect(student.items[0].json).toEqual(await api(`/users/${enrollment.student_id}`));
+		const course = await run('completion-to-crm.json', 'Course', [event]);
+		expect(course.items[0].json).toEqual(await api(`/courses/${enrollment.course_id}`));
+	});
+
+	it('certificate-expiry-reminder.json: the certificates expiring in 30 days, then each student and course', async () => {
+		const now = Date.now();
+		const all: Array<Record<string, unknown>> = [];
+		for (let page = 1; ; page++) {
+			const { data } = await api(`/certificates?per_page=100&page=${page}`);
+			all.push(...data);
+			if (data.length < 100) break;
+		}
+		const expected = all
+			.filter((c) => c.expires_at && Date.parse(String(c.expires_at)) > now && Date.parse(String(c.expires_at)) < now + 30 * 86_400_000)
+			.map((c) => c.id);
+		const expiring = await run('certificate-expiry-reminder.json', 'Expiring in 30 days', [{}]);
+		expect(expected.length).toBeGreaterThan(0);
+		expect(expiring.items.map((item) => item.json.id)).toEqual(expected);
+
+		const certificates = expiring.items.map((item) => item.json as Record<string, unknown>);
+		const students = await run('certificate-expiry-reminder.json', 'Student', certificates);
+		expect(students.items.map((item) => item.json.id)).toEqual(certificates.map((c) => c.student_id));
+		expect(students.items.map((item) => item.pairedItem)).toEqual(certificates.map((_c, item) => ({ item })));
+		const courses = await run('certificate-expiry-reminder.json', 'Course', certificates);
+		expect(courses.items.map((item) => item.json.id)).toEqual(certificates.map((c) => c.course_id));
 	});
 });
