@@ -56,6 +56,8 @@ export class N8nHome {
 			N8N_USER_FOLDER: this.folder,
 			N8N_ENCRYPTION_KEY: 'lms-real-n8n-tests-0123456789abcdef',
 			DB_TYPE: 'sqlite',
+			// Expressions such as $now.startOf('week') then mean the same as in the tests.
+			GENERIC_TIMEZONE: 'UTC',
 			N8N_LOG_LEVEL: 'info',
 			N8N_DIAGNOSTICS_ENABLED: 'false',
 			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
@@ -223,6 +225,13 @@ export class N8nServer {
 		const workflow = await this.rest<{ versionId: string }>('GET', `/workflows/${workflowId}`);
 		await this.rest('POST', `/workflows/${workflowId}/activate`, { versionId: workflow.versionId });
 		await waitFor(isActive, 60_000, `workflow ${workflowId} to be active`);
+	}
+
+	/** The editor's "Execute workflow" from `trigger`: a manual run; answers its execution id. */
+	async runManually(workflowId: string, trigger: string): Promise<string> {
+		const result = await this.rest<{ executionId?: string }>('POST', `/workflows/${workflowId}/run`, { triggerToStartFrom: { name: trigger } });
+		if (!result.executionId) throw new Error(`n8n started no execution of ${workflowId}: ${JSON.stringify(result)}`);
+		return result.executionId;
 	}
 
 	async deactivate(workflowId: string): Promise<void> {

@@ -1,0 +1,234 @@
+/**
+ * The example workflows of examples/ inside a real n8n 2.41 (`n8n start`), set up as their notes
+ * tell a user to (the LMS credential picked in every LMS node, the placeholders replaced) and run
+ * as they run for users: a Schedule Trigger workflow with the editor's Execute Workflow, a
+ * Webhook and an LMS Trigger workflow activated and fed by real HTTP requests and by changes made
+ * with `lms-server`, the email sent to a local SMTP server. What they produce is compared with the
+ * API's answers. A new example needs a case here: the first test fails until it has one.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { runCli } from '../helpers/cli';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { N8nHome, LMS, sleep, waitFor, type Execution, type N8nServer } from './n8n';
+import { SmtpSink } from './smtp';
+
+const EXAMPLES = join(__dirname, '..', '..', 'examples');
+const LMS_CREDENTIAL = 'lmsExampleCred01';
+const SMTP_CREDENTIAL = 'lmsExampleSmtp01';
+/** The scopes the examples' notes ask for, together. */
+const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'];
+
+type Json = Record<string, unknown>;
+type Node = { name: string; type: string; parameters: Json; credentials?: Json };
+
+/** Workflow ids given to the examples on import (the files carry none, as exported workflows). */
+const CASES: Record<string, string> = {
+	'certificates-this-week.json': 'lmsExampleWeek01',
+	'enroll-new-hires.json': 'lmsExampleHire01',
+	'new-certificate-notify.json': 'lmsExampleCert01',
+};
+
+let lms: TestServer;
+let key: string;
+let smtp: SmtpSink;
+let home: N8nHome;
+
+async function api<T = Json>(path: string): Promise<T> {
+	const response = await fetch(`${lms.baseUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` } });
+	if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+	return (await response.json()) as T;
+}
+
+/** Every record of a list, page by page. */
+async function all(path: string): Promise<Json[]> {
+	const records: Json[] = [];
+	for (let page = 1; ; page++) {
+		const body = await api<{ data: Json[]; pagination: { total: number } }>(`${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`);
+		records.push(...body.data);
+		if (records.length >= body.pagination.total || body.data.length === 0) return records;
+	}
+}
+
+async function cli(...args: string[]): Promise<string> {
+	const result = await runCli(args, { env: { DATABASE_URL: lms.databaseUrl } });
+	if (result.code !== 0) throw new Error(`lms-server ${args.join(' ')}: ${result.stderr}`);
+	return result.stdout;
+}
+
+/**
+ * An example as a user sets it up after importing it: the LMS credential in every LMS node, the
+ * SMTP credential in every email node, and each `REPLACE_WITH_…` placeholder replaced by
+ * `values` (a placeholder left over fails the test, so the notes and this file stay in step).
+ */
+function setUp(file: string, values: Record<string, string> = {}): Json {
+	const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as Json & { nodes: Node[] };
+	for (const node of workflow.nodes) {
+		if (node.type.startsWith(LMS(''))) node.credentials = { lmsApi: { id: LMS_CREDENTIAL, name: 'LMS' } };
+		if (node.type === 'n8n-nodes-base.emailSend') node.credentials = { smtp: { id: SMTP_CREDENTIAL, name: 'SMTP' } };
+	}
+	let text = JSON.stringify({ ...workflow, id: CASES[file], active: false });
+	for (const [placeholder, value] of Object.entries(values)) text = text.split(placeholder).join(value);
+	const left = /[\w-]*REPLACE_WITH_\w+/.exec(text);
+	if (left) throw new Error(`${file}: no value for the placeholder ${left[0]}`);
+	return JSON.parse(text) as Json;
+}
+
+beforeAll(async () => {
+	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+	key = (await lms.createKey('acme', SCOPES, 'real n8n examples')).key;
+	smtp = await SmtpSink.start();
+	home = await N8nHome.create();
+	await home.importCredentials([
+		{ id: LMS_CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } },
+		{
+			id: SMTP_CREDENTIAL,
+			name: 'SMTP',
+			type: 'smtp',
+			data: { user: '', password: '', host: '127.0.0.1', port: smtp.port, secure: false, disableStartTls: true },
+		},
+	]);
+}, 600_000);
+
+afterAll(async () => {
+	home?.remove();
+	await smtp?.stop();
+	await lms?.stop();
+});
+
+it('every example has a case in this file', () => {
+	const files = readdirSync(EXAMPLES).filter((file) => file.endsWith('.json'));
+	expect(files.sort()).toEqual(Object.keys(CASES).sort());
+});
+
+describe('in a running n8n', () => {
+	let n8n: N8nServer;
+
+	/** The workflow's executions once `count` of them have finished (bounded wait). */
+	async function finished(workflowId: string, count: number, timeoutMs: number, what: string): Promise<Execution[]> {
+		let executions: Execution[] = [];
+		await waitFor(
+			async () => {
+				executions = await n8n.executions(workflowId);
+				return executions.length >= count && executions.every((execution) => execution.status !== 'running' && execution.status !== 'new');
+			},
+			timeoutMs,
+			what,
+		);
+		return executions;
+	}
+
+	async function postNewHire(email: string): Promise<void> {
+		const response = await fetch(`${n8n.url}/webhook/new-hire`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ email }),
+		});
+		expect(response.status).toBe(200);
+	}
+
+	let course: Json;
+	const hire = { email: 'ada.newhire@acme.test', name: 'Ada Newhire' };
+
+	let completedThisWeek: Json;
+
+	beforeAll(async () => {
+		// One certificate surely issued this week, before the LMS Trigger's baseline: an
+		// enrollment completed now.
+		const [learner] = (await api<{ data: Json[] }>('/enrollments?status=active&per_page=1')).data;
+		await cli('enrollments', 'update', String(learner.id), '--status', 'completed');
+		[completedThisWeek] = await all(`/certificates?student_id=${String(learner.student_id)}&course_id=${String(learner.course_id)}`);
+		[course] = (await api<{ data: Json[] }>('/courses?per_page=1')).data;
+		await home.importWorkflow(setUp('certificates-this-week.json'));
+		await home.importWorkflow(setUp('enroll-new-hires.json', { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) }));
+		await home.importWorkflow(setUp('new-certificate-notify.json'));
+		n8n = await home.start();
+		const active = async (id: string) => (await n8n.rest<{ active?: boolean }>('GET', `/workflows/${id}`)).active === true;
+		await n8n.activate(CASES['enroll-new-hires.json'], () => active(CASES['enroll-new-hires.json']));
+		// The trigger's baseline poll is done once its cursor is saved (see triggers.test.ts).
+		const notify = CASES['new-certificate-notify.json'];
+		await n8n.activate(notify, async () => JSON.stringify((await n8n.staticData(notify)) ?? {}).length > 2);
+	}, 300_000);
+
+	afterAll(async () => {
+		await n8n?.stop();
+	});
+
+	it("certificates-this-week: Execute Workflow lists this week's certificates with each student's name and email", async () => {
+		const workflowId = CASES['certificates-this-week.json'];
+		await n8n.runManually(workflowId, 'Every Friday at 16:00');
+		const [execution] = await finished(workflowId, 1, 60_000, 'the manual run');
+
+		// n8n's $now.startOf('week') in UTC (the suite's GENERIC_TIMEZONE): Monday 00:00.
+		const now = new Date();
+		const monday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - ((now.getUTCDay() + 6) % 7));
+		const thisWeek = (await all('/certificates')).filter((certificate) => Date.parse(String(certificate.issued_at)) >= monday);
+		const expected = [];
+		for (const certificate of thisWeek) {
+			const student = await api(`/users/${String(certificate.student_id)}`);
+			expected.push({
+				student: student.name,
+				email: student.email,
+				course_id: certificate.course_id,
+				issued_at: certificate.issued_at,
+				verification_code: certificate.verification_code,
+			});
+		}
+		expect(execution.status).toBe('success');
+		expect(expected.map((row) => row.verification_code)).toContain(completedThisWeek.verification_code);
+		expect(execution.run.nodes['Certificate list'].items).toEqual(expected);
+	});
+
+	it('enroll-new-hires: a new hire posted twice is enrolled once; an unknown email is not enrolled', async () => {
+		const workflowId = CASES['enroll-new-hires.json'];
+		const created = await cli('users', 'create', '--org', 'acme', '--email', hire.email, '--name', hire.name, '--role', 'student', '--json');
+		const studentId = (JSON.parse(created) as { id: string }).id;
+		const enrollments = () => all(`/enrollments?student_id=${studentId}&course_id=${String(course.id)}`);
+
+		await postNewHire(hire.email);
+		const [first] = await finished(workflowId, 1, 30_000, 'the first new-hire run');
+		const [enrollment] = await enrollments();
+		expect(first.status).toBe('success');
+		expect(first.run.nodes['Enroll in onboarding'].items).toEqual([enrollment]);
+		expect(enrollment).toMatchObject({ student_id: studentId, course_id: course.id, status: 'active' });
+
+		// HR systems resend: Return Existing Enrollment makes the repeat harmless.
+		await postNewHire(hire.email);
+		const [, second] = await finished(workflowId, 2, 30_000, 'the repeated new-hire run');
+		expect(second.status).toBe('success');
+		expect(second.run.nodes['Enroll in onboarding'].items).toEqual([enrollment]);
+		expect(await enrollments()).toEqual([enrollment]);
+
+		// Someone without an LMS account leaves through the IF node's false branch.
+		await postNewHire('nobody.here@acme.test');
+		const [, , third] = await finished(workflowId, 3, 30_000, 'the unknown-email run');
+		expect(third.status).toBe('success');
+		expect(third.run.nodes['Find LMS user'].items).toEqual([{}]);
+		expect(third.run.nodes['Enroll in onboarding']).toBeUndefined();
+	});
+
+	it('new-certificate-notify: a completed enrollment emails HR the certificate once', async () => {
+		const workflowId = CASES['new-certificate-notify.json'];
+		const student = (await api<{ data: Json[] }>(`/users?email=${encodeURIComponent(hire.email)}`)).data[0];
+		const [enrollment] = await all(`/enrollments?student_id=${String(student.id)}&course_id=${String(course.id)}`);
+		await cli('enrollments', 'update', String(enrollment.id), '--status', 'completed');
+		const [certificate] = await all(`/certificates?student_id=${String(student.id)}&course_id=${String(course.id)}`);
+
+		// n8n polls at most once a minute.
+		const [execution] = await finished(workflowId, 1, 90_000, 'the poll that sees the certificate');
+		await sleep(1000);
+		expect(await n8n.executions(workflowId)).toHaveLength(1);
+		expect(execution.status).toBe('success');
+		expect(execution.run.nodes['New certificate'].items).toEqual([certificate]);
+
+		expect(smtp.mails).toHaveLength(1);
+		const [mail] = smtp.mails;
+		expect(mail.from).toBe('lms-notifications@example.com');
+		expect(mail.to).toEqual(['hr@example.com']);
+		expect(mail.headers.subject).toBe(`${hire.name} earned a certificate: ${String(course.title)}`);
+		expect(mail.text).toContain(`${hire.name} (${hire.email}) earned the certificate for "${String(course.title)}"`);
+		expect(mail.text).toContain(`Verification code: ${String(certificate.verification_code)}`);
+		expect(mail.text).toContain(`Certificate ID: ${String(certificate.id)}`);
+	});
+});
