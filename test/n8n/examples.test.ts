@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { N8nHome, LMS, sleep, waitFor, type Execution, type N8nServer } from './n8n';
+import { N8nHome, LMS, sleep, type N8nServer } from './n8n';
 import { SmtpSink } from './smtp';
 
 const EXAMPLES = join(__dirname, '..', '..', 'examples');
@@ -105,20 +105,6 @@ it('every example has a case in this file', () => {
 describe('in a running n8n', () => {
 	let n8n: N8nServer;
 
-	/** The workflow's executions once `count` of them have finished (bounded wait). */
-	async function finished(workflowId: string, count: number, timeoutMs: number, what: string): Promise<Execution[]> {
-		let executions: Execution[] = [];
-		await waitFor(
-			async () => {
-				executions = await n8n.executions(workflowId);
-				return executions.length >= count && executions.every((execution) => execution.status !== 'running' && execution.status !== 'new');
-			},
-			timeoutMs,
-			what,
-		);
-		return executions;
-	}
-
 	async function postNewHire(email: string): Promise<void> {
 		const response = await fetch(`${n8n.url}/webhook/new-hire`, {
 			method: 'POST',
@@ -158,7 +144,7 @@ describe('in a running n8n', () => {
 	it("certificates-this-week: Execute Workflow lists this week's certificates with each student's name and email", async () => {
 		const workflowId = CASES['certificates-this-week.json'];
 		await n8n.runManually(workflowId, 'Every Friday at 16:00');
-		const [execution] = await finished(workflowId, 1, 60_000, 'the manual run');
+		const [execution] = await n8n.finishedExecutions(workflowId, 1, 60_000, 'the manual run');
 
 		// n8n's $now.startOf('week') in UTC (the suite's GENERIC_TIMEZONE): Monday 00:00.
 		const now = new Date();
@@ -187,7 +173,7 @@ describe('in a running n8n', () => {
 		const enrollments = () => all(`/enrollments?student_id=${studentId}&course_id=${String(course.id)}`);
 
 		await postNewHire(hire.email);
-		const [first] = await finished(workflowId, 1, 30_000, 'the first new-hire run');
+		const [first] = await n8n.finishedExecutions(workflowId, 1, 30_000, 'the first new-hire run');
 		const [enrollment] = await enrollments();
 		expect(first.status).toBe('success');
 		expect(first.run.nodes['Enroll in onboarding'].items).toEqual([enrollment]);
@@ -195,14 +181,14 @@ describe('in a running n8n', () => {
 
 		// HR systems resend: Return Existing Enrollment makes the repeat harmless.
 		await postNewHire(hire.email);
-		const [, second] = await finished(workflowId, 2, 30_000, 'the repeated new-hire run');
+		const [, second] = await n8n.finishedExecutions(workflowId, 2, 30_000, 'the repeated new-hire run');
 		expect(second.status).toBe('success');
 		expect(second.run.nodes['Enroll in onboarding'].items).toEqual([enrollment]);
 		expect(await enrollments()).toEqual([enrollment]);
 
 		// Someone without an LMS account leaves through the IF node's false branch.
 		await postNewHire('nobody.here@acme.test');
-		const [, , third] = await finished(workflowId, 3, 30_000, 'the unknown-email run');
+		const [, , third] = await n8n.finishedExecutions(workflowId, 3, 30_000, 'the unknown-email run');
 		expect(third.status).toBe('success');
 		expect(third.run.nodes['Find LMS user'].items).toEqual([{}]);
 		expect(third.run.nodes['Enroll in onboarding']).toBeUndefined();
@@ -216,7 +202,7 @@ describe('in a running n8n', () => {
 		const [certificate] = await all(`/certificates?student_id=${String(student.id)}&course_id=${String(course.id)}`);
 
 		// n8n polls at most once a minute.
-		const [execution] = await finished(workflowId, 1, 90_000, 'the poll that sees the certificate');
+		const [execution] = await n8n.finishedExecutions(workflowId, 1, 90_000, 'the poll that sees the certificate');
 		await sleep(1000);
 		expect(await n8n.executions(workflowId)).toHaveLength(1);
 		expect(execution.status).toBe('success');

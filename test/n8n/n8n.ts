@@ -264,6 +264,23 @@ export class N8nServer {
 		return executions.sort((a, b) => Number(a.id) - Number(b.id));
 	}
 
+	/**
+	 * The workflow's executions once at least `count` of them have finished: n8n lists an
+	 * execution as soon as it starts, still without its run data.
+	 */
+	async finishedExecutions(workflowId: string, count: number, timeoutMs: number, what: string): Promise<Execution[]> {
+		let executions: Execution[] = [];
+		await waitFor(
+			async () => {
+				executions = await this.executions(workflowId);
+				return executions.length >= count && executions.every((execution) => !['new', 'running'].includes(execution.status));
+			},
+			timeoutMs,
+			what,
+		);
+		return executions;
+	}
+
 	/** POST /rest/credentials/test, as the editor's "Retry"/"Save" does. */
 	async testCredential(type: string, data: Json): Promise<{ status: string; message: string }> {
 		return await this.rest('POST', '/credentials/test', { credentials: { id: '', name: 'LMS test', type, data } });

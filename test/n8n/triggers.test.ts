@@ -64,7 +64,7 @@ it('LMS Trigger: a user created after activation starts one execution with that 
 	const userId = (JSON.parse(created) as { id: string }).id;
 
 	// The next poll is at most a minute away (n8n's shortest polling interval).
-	await waitFor(async () => (await n8n.executions(workflowId)).length > 0, 90_000, 'the poll that sees the new user');
+	await n8n.finishedExecutions(workflowId, 1, 90_000, 'the poll that sees the new user');
 	await sleep(1000);
 	const executions = await n8n.executions(workflowId);
 	expect(executions).toHaveLength(1);
@@ -86,8 +86,7 @@ it('LMS Instant Trigger: subscribes on activation, runs once within 2 s of a com
 	await cli('enrollments', 'update', enrollmentId, '--status', 'completed');
 	const changedAt = Date.now();
 
-	await waitFor(async () => (await n8n.executions(workflowId)).length > 0, 10_000, 'the pushed completion');
-	const [execution] = await n8n.executions(workflowId);
+	const [execution] = await n8n.finishedExecutions(workflowId, 1, 10_000, 'the pushed completion');
 	const latency = Date.parse(execution.startedAt) - changedAt;
 	expect(latency).toBeLessThan(2000);
 	const [item] = execution.run.nodes['LMS Instant Trigger'].items;
