@@ -1,12 +1,14 @@
 /**
  * The example workflows of examples/ inside a real n8n 2.41 (`n8n start`), set up as their notes
  * tell a user to (the LMS credential picked in every LMS node, the placeholders replaced) and run
- * as they run for users: a Schedule Trigger workflow with the editor's Execute Workflow, a
- * Webhook and an LMS Trigger workflow activated and fed by real HTTP requests and by changes made
- * with `lms-server`, the email sent to a local SMTP server. What they produce is compared with the
- * API's answers. A new example needs a case here: the first test fails until it has one.
+ * as they run for users: Schedule Trigger workflows with the editor's Execute Workflow; Webhook,
+ * LMS Trigger and LMS Instant Trigger workflows activated and fed by real HTTP requests and by
+ * changes made with `lms-server`; emails sent to a local SMTP server, the CRM record to a local
+ * HTTP server. What they produce is compared with the API's answers. A new example needs a case
+ * here: the first test fails until it has one.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 
 import { runCli } from '../helpers/cli';
@@ -18,7 +20,7 @@ const EXAMPLES = join(__dirname, '..', '..', 'examples');
 const LMS_CREDENTIAL = 'lmsExampleCred01';
 const SMTP_CREDENTIAL = 'lmsExampleSmtp01';
 /** The scopes the examples' notes ask for, together. */
-const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'];
+const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks'];
 
 type Json = Record<string, unknown>;
 type Node = { name: string; type: string; parameters: Json; credentials?: Json };
@@ -28,11 +30,17 @@ const CASES: Record<string, string> = {
 	'certificates-this-week.json': 'lmsExampleWeek01',
 	'enroll-new-hires.json': 'lmsExampleHire01',
 	'new-certificate-notify.json': 'lmsExampleCert01',
+	'onboard-new-hire.json': 'lmsExampleOnbd02',
+	'completion-to-crm.json': 'lmsExampleCrm002',
+	'certificate-expiry-reminder.json': 'lmsExampleExpi02',
 };
 
 let lms: TestServer;
 let key: string;
 let smtp: SmtpSink;
+/** The "CRM": an HTTP server that records the JSON bodies posted to it. */
+let crm: Server;
+const crmRecords: Json[] = [];
 let home: N8nHome;
 
 async function api<T = Json>(path: string): Promise<T> {
@@ -76,9 +84,19 @@ function setUp(file: string, values: Record<string, string> = {}): Json {
 }
 
 beforeAll(async () => {
-	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+	// WEBHOOK_ALLOW_PRIVATE: the LMS delivers to n8n on this machine (the Instant Trigger).
+	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
 	key = (await lms.createKey('acme', SCOPES, 'real n8n examples')).key;
 	smtp = await SmtpSink.start();
+	crm = createServer((request, response) => {
+		let body = '';
+		request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+		request.on('end', () => {
+			crmRecords.push(JSON.parse(body) as Json);
+			response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+		});
+	});
+	await new Promise<void>((resolve) => crm.listen(0, '127.0.0.1', resolve));
 	home = await N8nHome.create();
 	await home.importCredentials([
 		{ id: LMS_CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } },
@@ -94,6 +112,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	home?.remove();
 	await smtp?.stop();
+	await new Promise((resolve) => (crm ? crm.close(resolve) : resolve(undefined)));
 	await lms?.stop();
 });
 
@@ -105,8 +124,8 @@ it('every example has a case in this file', () => {
 describe('in a running n8n', () => {
 	let n8n: N8nServer;
 
-	async function postNewHire(email: string): Promise<void> {
-		const response = await fetch(`${n8n.url}/webhook/new-hire`, {
+	async function postNewHire(email: string, path = 'new-hire'): Promise<void> {
+		const response = await fetch(`${n8n.url}/webhook/${path}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify({ email }),
@@ -116,6 +135,7 @@ describe('in a running n8n', () => {
 
 	let course: Json;
 	const hire = { email: 'ada.newhire@acme.test', name: 'Ada Newhire' };
+	const crmUrl = () => `http://127.0.0.1:${(crm.address() as { port: number }).port}/incoming`;
 
 	let completedThisWeek: Json;
 
@@ -129,9 +149,15 @@ describe('in a running n8n', () => {
 		await home.importWorkflow(setUp('certificates-this-week.json'));
 		await home.importWorkflow(setUp('enroll-new-hires.json', { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) }));
 		await home.importWorkflow(setUp('new-certificate-notify.json'));
+		await home.importWorkflow(setUp('onboard-new-hire.json', { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) }));
+		await home.importWorkflow(setUp('completion-to-crm.json', { REPLACE_WITH_YOUR_CRM_WEBHOOK_URL: crmUrl() }));
+		await home.importWorkflow(setUp('certificate-expiry-reminder.json'));
 		n8n = await home.start();
 		const active = async (id: string) => (await n8n.rest<{ active?: boolean }>('GET', `/workflows/${id}`)).active === true;
-		await n8n.activate(CASES['enroll-new-hires.json'], () => active(CASES['enroll-new-hires.json']));
+		for (const file of ['enroll-new-hires.json', 'onboard-new-hire.json']) await n8n.activate(CASES[file], () => active(CASES[file]));
+		// The Instant Trigger is running once the LMS has its endpoint.
+		const endpoints = async () => (await api<{ data: Json[] }>('/webhook_endpoints')).data.length;
+		await n8n.activate(CASES['completion-to-crm.json'], async () => (await endpoints()) === 1);
 		// The trigger's baseline poll is done once its cursor is saved (see triggers.test.ts).
 		const notify = CASES['new-certificate-notify.json'];
 		await n8n.activate(notify, async () => JSON.stringify((await n8n.staticData(notify)) ?? {}).length > 2);
@@ -194,7 +220,58 @@ describe('in a running n8n', () => {
 		expect(third.run.nodes['Enroll in onboarding']).toBeUndefined();
 	});
 
-	it('new-certificate-notify: a completed enrollment emails HR the certificate once', async () => {
+	it('onboard-new-hire (v2, By Email): a new hire posted twice is enrolled once; an unknown email stops with the reason', async () => {
+		const workflowId = CASES['onboard-new-hire.json'];
+		const created = await cli('users', 'create', '--org', 'acme', '--email', 'grace.newhire@acme.test', '--name', 'Grace Newhire', '--role', 'student', '--json');
+		const studentId = (JSON.parse(created) as { id: string }).id;
+		const enrollments = () => all(`/enrollments?student_id=${studentId}&course_id=${String(course.id)}`);
+
+		await postNewHire('grace.newhire@acme.test', 'onboard-new-hire');
+		const [first] = await n8n.finishedExecutions(workflowId, 1, 30_000, 'the first onboarding run');
+		const [enrollment] = await enrollments();
+		expect(first.status).toBe('success');
+		expect(first.run.nodes['Find LMS user'].items).toEqual([await api(`/users/${studentId}`)]);
+		expect(first.run.nodes['Enroll in onboarding'].items).toEqual([enrollment]);
+		expect(enrollment).toMatchObject({ student_id: studentId, course_id: course.id, status: 'active' });
+
+		await postNewHire('grace.newhire@acme.test', 'onboard-new-hire');
+		const [, second] = await n8n.finishedExecutions(workflowId, 2, 30_000, 'the repeated onboarding run');
+		expect(second.run.nodes['Enroll in onboarding'].items).toEqual([enrollment]);
+		expect(await enrollments()).toEqual([enrollment]);
+
+		await postNewHire('nobody.here@acme.test', 'onboard-new-hire');
+		const [, , third] = await n8n.finishedExecutions(workflowId, 3, 30_000, 'the unknown-email onboarding run');
+		expect(third.status).toBe('error');
+		expect(third.run.nodes['Find LMS user'].error?.message).toContain('No LMS user has the email address');
+		expect(third.run.nodes['Enroll in onboarding']).toBeUndefined();
+	});
+
+	it('certificate-expiry-reminder (v2, Expiring Within 30): Execute Workflow emails each student whose certificate expires within 30 days', async () => {
+		const workflowId = CASES['certificate-expiry-reminder.json'];
+		await n8n.runManually(workflowId, 'Every Monday at 09:00');
+		const [execution] = await n8n.finishedExecutions(workflowId, 1, 120_000, 'the manual run');
+		const now = Date.now();
+		const window = `expires_after=${new Date(now).toISOString()}&expires_before=${new Date(now + 30 * 86_400_000).toISOString()}`;
+		const expiring = await all(`/certificates?${window}`);
+
+		expect(execution.status).toBe('success');
+		expect(expiring.length).toBeGreaterThan(0);
+		expect(execution.run.nodes['Expiring in 30 days'].items).toEqual(expiring);
+		const reminders = smtp.mails.filter((mail) => mail.text.includes('Retake the course'));
+		expect(reminders).toHaveLength(expiring.length);
+		for (const certificate of expiring) {
+			const student = await api(`/users/${String(certificate.student_id)}`);
+			const title = String((await api(`/courses/${String(certificate.course_id)}`)).title);
+			const expires = new Date(String(certificate.expires_at));
+			const date = `${expires.getUTCDate()} ${expires.toLocaleString('en-US', { month: 'long', timeZone: 'UTC' })} ${expires.getUTCFullYear()}`;
+			const mail = reminders.find((candidate) => candidate.text.includes(`Certificate ID: ${String(certificate.id)}`));
+			expect(mail?.to).toEqual([student.email]);
+			expect(mail?.headers.subject).toBe(`Your certificate for ${title} expires on ${date}`);
+			expect(mail?.text).toContain(`Verification code: ${String(certificate.verification_code)}`);
+		}
+	});
+
+	it('new-certificate-notify and completion-to-crm: one completion emails HR once (polled) and posts one CRM record (pushed)', async () => {
 		const workflowId = CASES['new-certificate-notify.json'];
 		const student = (await api<{ data: Json[] }>(`/users?email=${encodeURIComponent(hire.email)}`)).data[0];
 		const [enrollment] = await all(`/enrollments?student_id=${String(student.id)}&course_id=${String(course.id)}`);
@@ -202,14 +279,32 @@ describe('in a running n8n', () => {
 		const [certificate] = await all(`/certificates?student_id=${String(student.id)}&course_id=${String(course.id)}`);
 
 		// n8n polls at most once a minute.
+		// Pushed at once: the CRM record of the completion.
+		const [pushed] = await n8n.finishedExecutions(CASES['completion-to-crm.json'], 1, 15_000, 'the pushed completion');
+		expect(pushed.status).toBe('success');
+		const completed = await api(`/enrollments/${String(enrollment.id)}`);
+		expect(crmRecords).toEqual([
+			{
+				email: hire.email,
+				name: hire.name,
+				course: course.title,
+				course_id: course.id,
+				enrollment_id: enrollment.id,
+				completed_at: completed.completed_at,
+			},
+		]);
+
 		const [execution] = await n8n.finishedExecutions(workflowId, 1, 90_000, 'the poll that sees the certificate');
 		await sleep(1000);
 		expect(await n8n.executions(workflowId)).toHaveLength(1);
+		expect(await n8n.executions(CASES['completion-to-crm.json'])).toHaveLength(1);
+		expect(crmRecords).toHaveLength(1);
 		expect(execution.status).toBe('success');
 		expect(execution.run.nodes['New certificate'].items).toEqual([certificate]);
 
-		expect(smtp.mails).toHaveLength(1);
-		const [mail] = smtp.mails;
+		const toHr = smtp.mails.filter((mail) => mail.to.includes('hr@example.com'));
+		expect(toHr).toHaveLength(1);
+		const [mail] = toHr;
 		expect(mail.from).toBe('lms-notifications@example.com');
 		expect(mail.to).toEqual(['hr@example.com']);
 		expect(mail.headers.subject).toBe(`${hire.name} earned a certificate: ${String(course.title)}`);
