@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { eventItem, type LmsEvent } from '../shared/event-item';
 import { lmsApiRequest } from '../shared/transport';
 import { verifySignature } from './signature';
 
@@ -181,19 +182,13 @@ export class LmsInstantTrigger implements INodeType {
 		seen[verdict.signature] = verdict.timestamp;
 		staticData.seenSignatures = seen;
 
-		const event = this.getBodyData() as { id?: string; type?: string; created_at?: string; data?: { object?: IDataObject } };
+		const event = this.getBodyData() as LmsEvent;
 		const eventId = String(event.id ?? '');
 		// The LMS delivers at least once: an event that already started the workflow is acknowledged only.
 		const seenEvents = staticData.seenEvents ?? [];
 		if (eventId && seenEvents.includes(eventId)) return { webhookResponse: { received: true, duplicate: true } };
 		staticData.seenEvents = [...seenEvents, eventId].slice(-REMEMBERED_EVENTS);
 
-		const item: IDataObject = {
-			...(event.data?.object ?? {}),
-			event_id: eventId,
-			event_type: event.type,
-			event_created_at: event.created_at,
-		};
-		return { workflowData: [this.helpers.returnJsonArray([item])] };
+		return { workflowData: [this.helpers.returnJsonArray([eventItem(event)])] };
 	}
 }

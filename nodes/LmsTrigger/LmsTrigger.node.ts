@@ -2,10 +2,13 @@ import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow'
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { LmsTriggerV1 } from './v1/LmsTriggerV1.node';
+import { LmsTriggerV2 } from './v2/LmsTriggerV2.node';
 
 /**
  * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
- * behaviour (v1/ is the trigger as it was, unchanged). The type name `lmsTrigger` never changes.
+ * behaviour (v1/ is the trigger as it was, unchanged: it polls the record lists); new nodes are
+ * version 2 (v2/: the event feed, more events, Certificate Expiring). The type name
+ * `lmsTrigger` never changes.
  */
 export class LmsTrigger extends VersionedNodeType {
 	constructor() {
@@ -14,11 +17,13 @@ export class LmsTrigger extends VersionedNodeType {
 			name: 'lmsTrigger',
 			icon: { light: 'file:../../icons/lmsTrigger.svg', dark: 'file:../../icons/lmsTrigger.dark.svg' },
 			group: ['trigger'],
-			description: 'Starts the workflow when a user, an enrollment or a certificate is created in your LMS',
-			defaultVersion: 1,
+			description:
+				'Starts the workflow when something happens in your LMS: a new user or enrollment, a completion, a withdrawal, a certificate issued or about to expire (polling)',
+			defaultVersion: 2,
 		};
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
 			1: new LmsTriggerV1(),
+			2: new LmsTriggerV2(baseDescription),
 		};
 		super(nodeVersions, baseDescription);
 	}

@@ -1,0 +1,104 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { courseIdFilter, filtersCollection, roleFilter } from '../../shared/descriptions';
+
+/** The feed's event types (SPEC §11) this version offers, as the feed names them. */
+export const FEED_EVENTS = [
+	'user.created',
+	'enrollment.created',
+	'enrollment.completed',
+	'enrollment.withdrawn',
+	'certificate.issued',
+] as const;
+
+export type FeedEventType = (typeof FEED_EVENTS)[number];
+
+/** Not a feed event: the trigger makes it, N days before a certificate's `expires_at`. */
+export const CERTIFICATE_EXPIRING = 'certificate.expiring';
+
+export type TriggerEventType = FeedEventType | typeof CERTIFICATE_EXPIRING;
+
+export function isFeedEvent(type: string): type is FeedEventType {
+	return (FEED_EVENTS as readonly string[]).includes(type);
+}
+
+/** Events about enrollments or certificates: the course filter applies to them. */
+export const COURSE_EVENTS: TriggerEventType[] = [
+	'enrollment.created',
+	'enrollment.completed',
+	'enrollment.withdrawn',
+	'certificate.issued',
+	CERTIFICATE_EXPIRING,
+];
+
+export const DEFAULT_DAYS_BEFORE = 30;
+
+export const eventProperties: INodeProperties[] = [
+	{
+		displayName: 'Events',
+		name: 'events',
+		type: 'multiOptions',
+		required: true,
+		noDataExpression: true,
+		default: ['enrollment.completed'],
+		description: 'Which events start the workflow (one item per event)',
+		options: [
+			{
+				name: 'Certificate Expiring',
+				value: CERTIFICATE_EXPIRING,
+				description:
+					'A certificate expires in the number of days set below; certificates issued with less time left trigger when they are issued (needs read:enrollments)',
+			},
+			{
+				name: 'Certificate Issued',
+				value: 'certificate.issued',
+				description: 'A student earned a certificate by completing a course (needs read:enrollments)',
+			},
+			{
+				name: 'Enrollment Completed',
+				value: 'enrollment.completed',
+				description: 'A student completed a course (needs read:enrollments)',
+			},
+			{
+				name: 'Enrollment Withdrawn',
+				value: 'enrollment.withdrawn',
+				description: 'A student withdrew from a course (needs read:enrollments)',
+			},
+			{
+				name: 'New Enrollment',
+				value: 'enrollment.created',
+				description: 'A student was enrolled in a course (needs read:enrollments)',
+			},
+			{
+				name: 'New User',
+				value: 'user.created',
+				description: 'A user was added to the organization (needs read:users)',
+			},
+		],
+	},
+	{
+		displayName: 'Days Before Expiry',
+		name: 'daysBefore',
+		type: 'number',
+		typeOptions: { minValue: 0, maxValue: 3650, numberPrecision: 0 },
+		default: DEFAULT_DAYS_BEFORE,
+		description:
+			'How many days before a certificate expires the workflow starts for it, once per certificate (0: when it expires)',
+		displayOptions: { show: { events: [CERTIFICATE_EXPIRING] } },
+	},
+	{
+		...filtersCollection([
+			courseIdFilter(
+				'Only enrollment and certificate events of this course (its ID, as the LMS Courses node returns it); New User is not filtered',
+			),
+			roleFilter('Only New User events for users with this role; other events are not filtered'),
+		]),
+	},
+	{
+		displayName:
+			'Each poll outputs one item per event since the previous poll, oldest first: the record, plus event_id, event_type and event_created_at (the same fields as LMS Instant Trigger). Nothing that happened before the workflow was activated is sent; "Fetch Test Event" shows a sample.',
+		name: 'notice',
+		type: 'notice',
+		default: '',
+	},
+];

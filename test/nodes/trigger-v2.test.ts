@@ -1,0 +1,265 @@
+/**
+ * LMS Trigger version 2 against the real reference server, through n8n-core's PollContext with
+ * static data kept between polls as in an active workflow. Changes come through every door the
+ * SPEC names (API, CLI `enrollments update`, `users create`, `demo activity`); LMS Instant
+ * Trigger receives the same events by webhook, so the items of both can be compared. On
+ * PostgreSQL the feed holds back events behind unfinished transactions: each poll waits for the
+ * feed to serve everything stored first (feedCaughtUp).
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { LmsInstantTrigger } from '../../nodes/LmsInstantTrigger/LmsInstantTrigger.node';
+import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
+import { DAY_MS } from '../../nodes/LmsTrigger/v2/expiring';
+import { Certificate, Course, Enrollment, Organization } from '../../server/src/db';
+import { activityRound } from '../../server/src/demo/activity';
+import { runCli } from '../helpers/cli';
+import { runPoll } from '../helpers/n8n';
+import { hostWebhookTrigger, type WebhookHost } from '../helpers/n8n-webhooks';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { api, freePairs } from '../helpers/webhook-deployment';
+import { feedCaughtUp } from '../server/api-fixtures';
+
+const FEED_EVENTS = ['user.created', 'enrollment.created', 'enrollment.completed', 'enrollment.withdrawn', 'certificate.issued'];
+const lmsTrigger = new LmsTrigger();
+
+let server: TestServer;
+let key: string;
+let org: Organization;
+let host: WebhookHost;
+let pairs: Array<{ student_id: string; course_id: string }>;
+
+beforeAll(async () => {
+	server = await startTestServer({
+		env: { RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_BASE_MS: '200' },
+	});
+	key = (await server.createKey('acme', ['manage:webhooks', 'read:users', 'read:courses', 'read:enrollments', 'write:enrollments'])).key;
+	org = (await Organization.findOne({ where: { slug: 'acme' } }))!;
+	pairs = await freePairs(server.baseUrl, key);
+}, 120_000);
+
+afterAll(async () => {
+	await host?.close();
+	await server?.stop();
+});
+
+interface Poller {
+	staticData: IDataObject;
+	parameters: INodeParameters;
+}
+
+const poller = (parameters: INodeParameters): Poller => ({ staticData: {}, parameters });
+
+function apiRequests(): number {
+	return server
+		.logs()
+		.split('\n')
+		.filter((line) => line.includes('"url":"/api/v1/')).length;
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+/** One poll as an active workflow's, once the feed serves everything written; its items and request count. */
+async function poll(state: Poller, mode: 'trigger' | 'manual' = 'trigger'): Promise<{ items: IDataObject[]; requests: number }> {
+	await feedCaughtUp(server, key, org.id);
+	await settle();
+	const before = apiRequests();
+	const { output } = await runPoll(lmsTrigger, state.parameters, {
+		credentials: { baseUrl: server.baseUrl, apiKey: key },
+		staticData: state.staticData,
+		mode,
+	});
+	await settle();
+	return { items: output ? output[0].map((item) => item.json) : [], requests: apiRequests() - before };
+}
+
+async function enroll(): Promise<IDataObject> {
+	const reply = await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: pairs.shift() });
+	expect(reply.status).toBe(201);
+	return reply.body;
+}
+
+async function patch(id: string, body: IDataObject): Promise<IDataObject> {
+	const reply = await api(server.baseUrl, key, `/api/v1/enrollments/${id}`, { method: 'PATCH', body });
+	expect(reply.status).toBe(200);
+	return reply.body;
+}
+
+async function cli(...args: string[]): Promise<string> {
+	const result = await runCli(args, { env: { DATABASE_URL: server.databaseUrl } });
+	expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+	return result.stdout;
+}
+
+/** The organization's feed after `after` (all of it when absent), as the API serves it. */
+async function feedAfter(after: string | undefined): Promise<Array<{ id: string; type: string; data: { object: IDataObject } }>> {
+	const events = [];
+	for (let cursor = after; ; ) {
+		const page = await api(server.baseUrl, key, `/api/v1/events?limit=100${cursor ? `&after=${cursor}` : ''}`);
+		events.push(...page.body.data);
+		if (!page.body.has_more) return events;
+		cursor = page.body.data[page.body.data.length - 1].id;
+	}
+}
+
+async function lastEventId(): Promise<string | undefined> {
+	await feedCaughtUp(server, key, org.id);
+	return (await feedAfter(undefined)).at(-1)?.id;
+}
+
+describe('feed events', () => {
+	test('activation emits nothing that happened before; then each change through the API and the CLI once, in order, shaped as LMS Instant Trigger shapes it', async () => {
+		host = await hostWebhookTrigger(new LmsInstantTrigger(), { events: FEED_EVENTS }, { baseUrl: server.baseUrl, apiKey: key });
+		await host.activate();
+		await enroll(); // before activation
+
+		const state = poller({ events: FEED_EVENTS });
+		const baseline = await poll(state);
+		expect(baseline.items).toEqual([]);
+		const mark = await lastEventId();
+
+		const completed = await enroll();
+		await patch(String(completed.id), { progress_percent: 40 }); // enrollment.progressed: not chosen
+		await patch(String(completed.id), { status: 'completed' });
+		const withdrawn = await enroll();
+		await cli('enrollments', 'update', String(withdrawn.id), '--status', 'withdrawn');
+		await cli('users', 'create', '--org', 'acme', '--email', 'v2.trigger@acme.example', '--name', 'V2 Trigger', '--role', 'instructor');
+
+		const { items } = await poll(state);
+		const expected = (await feedAfter(mark)).filter((event) => FEED_EVENTS.includes(event.type));
+		expect(items.map((item) => item.event_id)).toEqual(expected.map((event) => event.id));
+		expect(items.map((item) => item.event_type)).toEqual([
+			'enrollment.created',
+			'enrollment.completed',
+			'certificate.issued',
+			'enrollment.created',
+			'enrollment.withdrawn',
+			'user.created',
+		]);
+		expect(items[1]).toMatchObject({ id: completed.id, status: 'completed', progress_percent: 100 });
+		expect(items[2]).toMatchObject({ enrollment_id: completed.id, verification_code: expect.any(String) });
+		expect(items[5]).toMatchObject({ email: 'v2.trigger@acme.example', role: 'instructor' });
+
+		// The same event, by webhook: the same item, so a workflow can switch triggers.
+		const deadline = Date.now() + 10_000;
+		const delivered = () => host.runs.flat().map((item) => item.json as IDataObject);
+		while (expected.some((event) => !delivered().some((item) => item.event_id === event.id)) && Date.now() < deadline) await settle();
+		for (const item of items) expect(delivered().find((candidate) => candidate.event_id === item.event_id)).toEqual(item);
+
+		const quiet = await poll(state);
+		expect(quiet).toEqual({ items: [], requests: 1 });
+		await host.deactivate();
+	});
+
+	test('demo activity: exactly the chosen events the feed holds after activation, once', async () => {
+		const state = poller({ events: ['enrollment.completed', 'enrollment.withdrawn', 'user.created'] });
+		expect((await poll(state)).items).toEqual([]);
+		const mark = await lastEventId();
+		for (let round = 0; round < 12; round++) await activityRound(org);
+
+		const emitted = [...(await poll(state)).items, ...(await poll(state)).items];
+		const expected = (await feedAfter(mark)).filter((event) => ['enrollment.completed', 'enrollment.withdrawn', 'user.created'].includes(event.type));
+		expect(emitted.map((item) => item.event_id)).toEqual(expected.map((event) => event.id));
+	});
+
+	test('the course filter keeps only that course’s enrollment and certificate events; New User is not filtered by it', async () => {
+		const [course] = await Course.findAll({ where: { organizationId: org.id, status: 'published' }, order: [['createdAt', 'ASC']], limit: 1 });
+		const state = poller({ events: ['enrollment.created', 'user.created'], filters: { courseId: course.id } });
+		await poll(state);
+		const inCourse = pairs.find((pair) => pair.course_id === course.id)!;
+		pairs.splice(pairs.indexOf(inCourse), 1);
+		const other = pairs.find((pair) => pair.course_id !== course.id)!;
+		pairs.splice(pairs.indexOf(other), 1);
+		const mine = (await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: inCourse })).body;
+		await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: other });
+		await cli('users', 'create', '--org', 'acme', '--email', 'v2.filter@acme.example', '--name', 'V2 Filter', '--role', 'student');
+
+		const { items } = await poll(state);
+		expect(items.map((item) => [item.event_type, item.id ?? item.email])).toEqual([
+			['enrollment.created', mine.id],
+			['user.created', expect.stringMatching(/^usr_/)],
+		]);
+	});
+
+	test('"Fetch Test Event" returns an event of the chosen types and leaves the state alone', async () => {
+		const state = poller({ events: ['enrollment.created'] });
+		const fresh = await poll(state, 'manual');
+		expect(fresh.items).toEqual([expect.objectContaining({ event_type: 'enrollment.created', event_id: expect.stringMatching(/^evt_/) })]);
+		expect(state.staticData['node:LMS Trigger'] ?? {}).toEqual({});
+
+		await poll(state);
+		const stored = JSON.stringify(state.staticData);
+		const created = await enroll();
+		expect((await poll(state)).items.map((item) => item.id)).toEqual([created.id]);
+		const sample = await poll({ ...state, staticData: JSON.parse(stored) }, 'manual');
+		expect(sample.items).toHaveLength(1);
+		expect(sample.requests).toBeLessThanOrEqual(2);
+	});
+
+	test('a key without read:users cannot watch New User: the poll fails naming the scope, and nothing moves', async () => {
+		const narrow = (await server.createKey('acme', ['read:enrollments'], 'narrow')).key;
+		const staticData: IDataObject = {};
+		await expect(
+			runPoll(lmsTrigger, { events: ['user.created'] }, { credentials: { baseUrl: server.baseUrl, apiKey: narrow }, staticData }),
+		).rejects.toThrow(/lacks read:users/);
+		expect(staticData['node:LMS Trigger'] ?? {}).toEqual({});
+	});
+});
+
+describe('Certificate Expiring', () => {
+	test('a certificate issued with less than N days left triggers at once; one issued earlier triggers N days before it expires; one already inside the window at activation never', async () => {
+		// Demo courses give certificates 90, 365 or 730 days (or none); N = 100 puts a 90-day one inside the window.
+		const ninety = await Course.findOne({ where: { organizationId: org.id, status: 'published', certificateValidityDays: 90 } });
+		expect(ninety).not.toBeNull();
+		const days = 100;
+		// Enrollments without a certificate (a certificate is one per enrollment).
+		const spare = await Enrollment.findAll({ where: { organizationId: org.id, status: 'withdrawn' }, order: [['createdAt', 'ASC']], limit: 2 });
+		expect(spare).toHaveLength(2);
+		const now = Date.now();
+		// Issued before activation, as the demo seed writes history (no event).
+		const earlier = async (expiresAt: number) => {
+			const enrollment = spare.shift()!;
+			return await Certificate.create({
+				organizationId: org.id,
+				studentId: enrollment.studentId,
+				courseId: enrollment.courseId,
+				enrollmentId: enrollment.id,
+				issuedAt: new Date(now - 300 * DAY_MS),
+				expiresAt: new Date(expiresAt),
+			});
+		};
+		const soon = await earlier(now + days * DAY_MS + 4_000);
+		const inside = await earlier(now + days * DAY_MS - 60_000);
+
+		const state = poller({ events: ['certificate.expiring'], daysBefore: days });
+		const activation = await poll(state);
+		expect(activation.items).toEqual([]);
+		// The feed, and the list read that schedules the next day.
+		expect(activation.requests).toBe(2);
+
+		const pair = pairs.find((candidate) => candidate.course_id === ninety!.id)!;
+		pairs.splice(pairs.indexOf(pair), 1);
+		const fresh = (await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: pair })).body;
+		await patch(String(fresh.id), { status: 'completed' });
+		const issued = await poll(state);
+		expect(issued.items).toEqual([
+			expect.objectContaining({ enrollment_id: fresh.id, event_type: 'certificate.expiring', event_id: null, days_left: 90 }),
+		]);
+		expect(issued.requests).toBe(1);
+
+		expect(await poll(state)).toEqual({ items: [], requests: 1 });
+		await new Promise((resolve) => setTimeout(resolve, Math.max(0, now + 4_500 - Date.now())));
+		const due = await poll(state);
+		expect(due.items.map((item) => item.id)).toEqual([soon.id]);
+		expect(due.items[0]).toMatchObject({ event_type: 'certificate.expiring', days_left: days, expires_at: soon.expiresAt!.toISOString() });
+		expect(due.requests).toBe(1);
+		expect(await poll(state)).toEqual({ items: [], requests: 1 });
+		expect(JSON.stringify(state.staticData)).not.toContain(inside.id);
+	});
+
+	test('with feed events too, a quiet poll is still one request', async () => {
+		const state = poller({ events: ['certificate.expiring', 'enrollment.completed', 'certificate.issued'], daysBefore: 30 });
+		await poll(state);
+		for (let i = 0; i < 3; i++) expect(await poll(state)).toEqual({ items: [], requests: 1 });
+	});
+});
