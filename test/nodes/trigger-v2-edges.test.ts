@@ -60,7 +60,7 @@ test('a cursor the LMS no longer keeps (410 cursor_expired): the poll fails sayi
 
 test('a cursor that grew old (a week without an event of the chosen types) moves to the newest event of any type: one extra request a week', async () => {
 	const staticData: IDataObject = {};
-	lmsApi().get('/api/v1/events').query({ limit: '100', type: 'enrollment.withdrawn' }).reply(200, { data: [event(1, 'enrollment.withdrawn', new Date().toISOString())], has_more: false });
+	lmsApi().get('/api/v1/events').query({ limit: '100', type: 'enrollment.withdrawn' }).reply(200, { data: [event(1, 'enrollment.withdrawn', new Date(Date.now() - 1_000).toISOString())], has_more: false });
 	expect(await poll(staticData, lmsTrigger, ['enrollment.withdrawn'])).toEqual([]);
 
 	// A week and a bit later (only Date is faked: nock and n8n keep real timers).
