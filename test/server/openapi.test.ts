@@ -287,7 +287,7 @@ describe('error responses match the document', () => {
 	});
 
 	test('500', async () => {
-		const spy = jest.spyOn(User, 'count').mockRejectedValue(new Error('disk I/O error'));
+		const spy = jest.spyOn(User, 'findAll').mockRejectedValue(new Error('disk I/O error'));
 		try {
 			expect((await check('GET', '/api/v1/users', '/api/v1/users', { key: world.keys.all })).status).toBe(500);
 		} finally {

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { Op } from 'sequelize';
 
+import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { idParam } from '../http/validate';
 import { Certificate } from './model';
@@ -52,4 +53,8 @@ export const listCertificates = listEndpoint<
 			: {}),
 	}),
 	serialize: serializeCertificate,
+	counter: ({ student_id, course_id, expires_before, expires_after }) =>
+		student_id === undefined && expires_before === undefined && expires_after === undefined
+			? { list: 'certificates', filter: counterFilter([['course', course_id]]) }
+			: undefined,
 });

@@ -14,4 +14,5 @@ export const listCourses = listEndpoint<Course, { search: string }>({
 		...PUBLISHED,
 	}),
 	serialize: serializeCourse,
+	counter: ({ search }) => (search === undefined ? { list: 'courses', filter: '' } : undefined),
 });

@@ -8,6 +8,7 @@ import * as signInAndOneTimeKeys from './migrations/0004a-sign-in-attempts-and-o
 import * as events from './migrations/0006-events';
 import * as searchWords from './migrations/0007-search-words';
 import * as webhooks from './migrations/0008-webhooks';
+import * as listCounts from './migrations/0009-list-counts';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -23,6 +24,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0006-events', events],
 	['0007-search-words', searchWords],
 	['0008-webhooks', webhooks],
+	['0009-list-counts', listCounts],
 ];
 
 export function migrator(sequelize: Sequelize): Umzug<QueryInterface> {

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 
+import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { idParam } from '../http/validate';
 import { ENROLLMENT_STATUSES, Enrollment } from './model';
@@ -20,4 +21,8 @@ export const listEnrollments = listEndpoint<Enrollment, { student_id: string; co
 		...(status !== undefined ? { status } : {}),
 	}),
 	serialize: serializeEnrollment,
+	counter: ({ student_id, course_id, status }) =>
+		student_id === undefined
+			? { list: 'enrollments', filter: counterFilter([['course', course_id], ['status', status]]) }
+			: undefined,
 });

@@ -3,6 +3,7 @@ import Joi from 'joi';
 import type { FindOptions, Model, ModelStatic, WhereOptions } from 'sequelize';
 
 import { readableRows, SKIP_SQLITE_COLUMN_TYPES } from '../db/hot-path';
+import { countedTotal, type Counter } from '../db/list-counts';
 import { callerOf } from './auth';
 import { integerParam, parseQuery } from './validate';
 
@@ -23,6 +24,12 @@ export interface ListDefinition<M extends Model, F extends Record<string, string
 	where(organizationId: string, filters: Partial<F>): WhereOptions;
 	/** Reads attributes as properties only: it gets plain rows when the model has no custom getters. */
 	serialize(row: M): object;
+	/**
+	 * The counter that holds this list's total with these filters (db/list-counts.ts), or
+	 * undefined for a filter no counter covers (a student, an e-mail, a search, a date window:
+	 * those are counted through their index, which only reads the matching rows).
+	 */
+	counter?(filters: Partial<F>): Counter | undefined;
 }
 
 interface Page {
@@ -48,12 +55,17 @@ const ORDER: Array<[string, string]> = [
  * from the (organization, …, created_at, id) indexes, without touching the table) and then
  * loading just the rows of this page: a deferred join.
  */
-export async function pageOf<M extends Model>(model: ModelStatic<M>, where: WhereOptions, { page, perPage }: Page) {
+export async function pageOf<M extends Model>(
+	model: ModelStatic<M>,
+	where: WhereOptions,
+	{ page, perPage }: Page,
+	countedTotal?: () => Promise<number>,
+) {
 	const offset = (page - 1) * perPage;
 	const deferred = offset >= DEFERRED_JOIN_FROM_OFFSET;
 	const [pageRows, total] = await Promise.all([
 		rawRows(model, { ...(deferred ? { attributes: ['id'] } : {}), where, order: ORDER, limit: perPage, offset }),
-		model.count({ where, ...SKIP_SQLITE_COLUMN_TYPES }),
+		countedTotal ? countedTotal() : model.count({ where, ...SKIP_SQLITE_COLUMN_TYPES }),
 	]);
 	if (!deferred) return { rows: readableRows(model, pageRows), total };
 	const ids = pageRows.map((r) => r.id as string);
@@ -97,8 +109,15 @@ export function listEndpoint<M extends Model, F extends Record<string, string>>(
 			schema as Joi.ObjectSchema<{ page?: number; per_page?: number } & Partial<F>>,
 			req.query as Record<string, unknown>,
 		);
-		const where = definition.where(callerOf(res).organization.id, filters as Partial<F>);
-		const { rows, total } = await pageOf(definition.model, where, { page, perPage });
+		const organizationId = callerOf(res).organization.id;
+		const where = definition.where(organizationId, filters as Partial<F>);
+		const counter = definition.counter?.(filters as Partial<F>);
+		const { rows, total } = await pageOf(
+			definition.model,
+			where,
+			{ page, perPage },
+			counter && (() => countedTotal(definition.model.sequelize!, organizationId, counter)),
+		);
 		res.setHeader('Link', linkHeader(req, filters as Record<string, string>, { page, perPage }, total));
 		res.json({ data: rows.map(definition.serialize), pagination: { page, per_page: perPage, total } });
 	};

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 
+import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { searchParam } from '../search/param';
 import { searchWhere } from '../search/words';
@@ -27,4 +28,6 @@ export const listUsers = listEndpoint<User, { email: string; role: string; searc
 		...(role !== undefined ? { role } : {}),
 	}),
 	serialize: serializeUser,
+	counter: ({ email, search, role }) =>
+		email === undefined && search === undefined ? { list: 'users', filter: counterFilter([['role', role]]) } : undefined,
 });
