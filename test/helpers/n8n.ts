@@ -7,7 +7,6 @@
  * the engine expects from the n8n server: a node-type registry, a credentials helper that applies
  * the credential's generic `authenticate` block, and "additional data" with valid URLs.
  */
-import { join } from 'node:path';
 
 import {
 	ExecutionLifecycleHooks,
@@ -23,7 +22,6 @@ import {
 	Workflow,
 	type ICredentialDataDecryptedObject,
 	type ICredentials,
-	type ICredentialsDecrypted,
 	type ICredentialType,
 	type IDataObject,
 	type IHttpRequestOptions,
