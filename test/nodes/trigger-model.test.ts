@@ -204,7 +204,7 @@ test('a cursor it cannot read (another version, damaged static data) starts a ne
 // Version 2: the event feed and Certificate Expiring, against a model LMS.
 
 const DAY = 24 * 3_600_000;
-const COURSES = ['crs_a', 'crs_b'];
+const COURSES = ['crs_a1', 'crs_b2'];
 const VALIDITY = [null, 1, 5, 20, 45, 400];
 
 interface ModelEvent {
@@ -387,7 +387,8 @@ describe('version 2 (event feed, Certificate Expiring) against a model LMS', () 
 			const days = [0, 3, 30][random.int(0, 2)];
 			const courseId = random.next() < 0.3 ? COURSES[0] : undefined;
 			const role = random.next() < 0.3 ? 'student' : undefined;
-			const parameters: INodeParameters = { events, daysBefore: days, filters: { ...(courseId ? { courseId } : {}), ...(role ? { role } : {}) } };
+			const course = courseId ? { course: { __rl: true, mode: 'id', value: courseId } } : {};
+			const parameters: INodeParameters = { events, daysBefore: days, filters: { ...course, ...(role ? { role } : {}) } };
 
 			// History before activation: some with events, some written by the seed without.
 			for (let i = random.int(0, 250); i > 0; i--) {

@@ -113,6 +113,13 @@ test('an answer that is not the event feed fails the poll with what to check, an
 	expect(state(staticData)).toBeUndefined();
 });
 
+test('a Course filter that is not a course ID fails before any request, saying what to fix', async () => {
+	const staticData: IDataObject = {};
+	const parameters = { events: ['enrollment.created'], filters: { course: { __rl: true, mode: 'id', value: 'usr_123' } } };
+	await expect(runPoll(lmsTrigger, parameters, { credentials, staticData })).rejects.toThrow(/The Course filter "usr_123" is not an LMS course ID/);
+	expect(nock.pendingMocks()).toEqual([]);
+});
+
 describe('versions', () => {
 	test('a new node is version 2; a workflow saved with version 1 keeps polling the record list with its own parameters and cursor', async () => {
 		expect(lmsTrigger.description.defaultVersion).toBe(2);

@@ -14,7 +14,7 @@ import { DAY_MS } from '../../nodes/LmsTrigger/v2/expiring';
 import { Certificate, Course, Enrollment, Organization } from '../../server/src/db';
 import { activityRound } from '../../server/src/demo/activity';
 import { runCli } from '../helpers/cli';
-import { runPoll } from '../helpers/n8n';
+import { runListSearch, runPoll } from '../helpers/n8n';
 import { hostWebhookTrigger, type WebhookHost } from '../helpers/n8n-webhooks';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { api, freePairs } from '../helpers/webhook-deployment';
@@ -164,7 +164,11 @@ describe('feed events', () => {
 
 	test('the course filter keeps only that course’s enrollment and certificate events; New User is not filtered by it', async () => {
 		const [course] = await Course.findAll({ where: { organizationId: org.id, status: 'published' }, order: [['createdAt', 'ASC']], limit: 1 });
-		const state = poller({ events: ['enrollment.created', 'user.created'], filters: { courseId: course.id } });
+		// Picked From List in the editor: the list shows the course found by a word of its title.
+		const word = course.title.split(' ')[0];
+		const found = await runListSearch(lmsTrigger, 'searchCourses', { credentials: { baseUrl: server.baseUrl, apiKey: key }, filter: word });
+		expect(found.results).toContainEqual({ name: course.title, value: course.id });
+		const state = poller({ events: ['enrollment.created', 'user.created'], filters: { course: { __rl: true, mode: 'list', value: course.id, cachedResultName: course.title } } });
 		await poll(state);
 		const inCourse = pairs.find((pair) => pair.course_id === course.id)!;
 		pairs.splice(pairs.indexOf(inCourse), 1);

@@ -8,13 +8,15 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { searchCourses } from '../../shared/list-search';
+import { locatorId } from '../../shared/locators';
 import { asNodeError, lmsProblemOf } from '../../shared/transport';
 import { cursorScope } from '../v1/poll';
 import { CERTIFICATE_EXPIRING, DEFAULT_DAYS_BEFORE, eventProperties, isFeedEvent, type FeedEventType } from './events';
 import { pollEvents, sampleEvent, type TriggerSettings } from './poll';
 import { clearState, copyState, readState, writeState, type TriggerState } from './state';
 
-function settingsOf(context: IPollFunctions): TriggerSettings {
+async function settingsOf(context: IPollFunctions): Promise<TriggerSettings> {
 	const chosen = context.getNodeParameter('events', []) as string[];
 	const unknown = chosen.filter((type) => type !== CERTIFICATE_EXPIRING && !isFeedEvent(type));
 	if (chosen.length === 0 || unknown.length > 0) {
@@ -24,7 +26,8 @@ function settingsOf(context: IPollFunctions): TriggerSettings {
 		);
 	}
 	const filters = context.getNodeParameter('filters', {}) as IDataObject;
-	const courseId = typeof filters.courseId === 'string' && filters.courseId.trim() ? filters.courseId.trim() : undefined;
+	// The Course picker (From List / By ID), checked against the ID shape before any request.
+	const courseId = await locatorId.call(context, 'course', filters.course, 'The Course filter');
 	const role = typeof filters.role === 'string' && filters.role ? filters.role : undefined;
 	const settings: TriggerSettings = { events: chosen.filter(isFeedEvent) as FeedEventType[], courseId, role };
 	if (chosen.includes(CERTIFICATE_EXPIRING)) {
@@ -70,8 +73,11 @@ export class LmsTriggerV2 implements INodeType {
 		};
 	}
 
+	/** The Course filter's From List: courses searched by title (SPEC §13). */
+	methods = { listSearch: { searchCourses } };
+
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const settings = settingsOf(this);
+		const settings = await settingsOf(this);
 		const staticData = this.getWorkflowStaticData('node') as IDataObject;
 		const scope = await cursorScope(this, 'v2', scopeQuery(settings));
 		const stored = readState(staticData, scope);

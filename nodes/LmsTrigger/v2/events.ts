@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { courseIdFilter, filtersCollection, roleFilter } from '../../shared/descriptions';
+import { filtersCollection, roleFilter } from '../../shared/descriptions';
+import { lmsLocator } from '../../shared/locators';
 
 /** The feed's event types (SPEC §11) this version offers, as the feed names them. */
 export const FEED_EVENTS = [
@@ -88,9 +89,12 @@ export const eventProperties: INodeProperties[] = [
 	},
 	{
 		...filtersCollection([
-			courseIdFilter(
-				'Only enrollment and certificate events of this course (its ID, as the LMS Courses node returns it); New User is not filtered',
-			),
+			lmsLocator('course', {
+				displayName: 'Course',
+				name: 'course',
+				description:
+					'Only enrollment and certificate events (Certificate Expiring included) of this course: pick it by title or give its ID (crs_…); New User is not filtered',
+			}),
 			roleFilter('Only New User events for users with this role; other events are not filtered'),
 		]),
 	},
