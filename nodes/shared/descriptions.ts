@@ -1,4 +1,4 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 /** Return All / Limit, worded the way n8n's own nodes word them. */
 export function returnAllAndLimit(pluralLabel: string): INodeProperties[] {
@@ -112,6 +112,30 @@ export function searchFilter(description: string): INodeProperties {
 		name: 'search',
 		type: 'string',
 		placeholder: 'e.g. ali',
+		default: '',
+		description,
+	};
+}
+
+/** The Operation selector; keep `options` sorted by name, each with an `action` an AI agent reads. */
+export function operationSelector(options: INodePropertyOptions[]): INodeProperties {
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options,
+		default: 'getAll',
+	};
+}
+
+/** The Email filter of LMS Users (query parameter `email`: exact, not case-sensitive). */
+export function emailFilter(description: string): INodeProperties {
+	return {
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
 		default: '',
 		description,
 	};

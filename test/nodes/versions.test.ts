@@ -111,10 +111,20 @@ describe('version-1 nodes against the real server', () => {
 		expect(items.map((item) => item.json)).toEqual(expected);
 	});
 
-	describe.each(readdirSync(join(__dirname, '..', '..', 'examples')).filter((file) => file.endsWith('.json')))(
+	const examplesDir = join(__dirname, '..', '..', 'examples');
+	/** The examples saved with version-1 action nodes (the ones from before version 2). */
+	const v1Examples = readdirSync(examplesDir)
+		.filter((file) => file.endsWith('.json'))
+		.map((file) => [file, JSON.parse(readFileSync(join(examplesDir, file), 'utf8')) as { nodes: INode[] }] as const)
+		.filter(([, workflow]) => workflow.nodes.some((node) => NODES[node.type] && node.typeVersion === 1));
+
+	it('three examples are saved with version 1', () => {
+		expect(v1Examples.map(([file]) => file).sort()).toEqual(['certificates-this-week.json', 'enroll-new-hires.json', 'new-certificate-notify.json']);
+	});
+
+	describe.each(v1Examples)(
 		'examples/%s',
-		(file) => {
-			const workflow = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as { nodes: INode[] };
+		(_file, workflow) => {
 			const saved = workflow.nodes.filter((node) => NODES[node.type] && node.typeVersion === 1);
 
 			it.each(saved.map((node) => [node.name, node] as const))('%s (version 1) runs against the server', async (_name, node) => {

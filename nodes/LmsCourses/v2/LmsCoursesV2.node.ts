@@ -1,39 +1,16 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeBaseDescription,
-	INodeTypeDescription,
-} from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
 
-import { executeLmsOperation } from '../../shared/execute';
-import { lmsListSearch } from '../../shared/list-search';
+import { LmsActionNodeV2 } from '../../shared/action-node-v2';
 import { description, operations } from './actions';
 
-/** Version 2: records are picked with resource locators (From List, By ID). */
-// The icon comes with baseDescription from LmsCourses.node.ts, where n8n resolves it; the rule looks for a literal one.
-// eslint-disable-next-line @n8n/community-nodes/icon-validation
-export class LmsCoursesV2 implements INodeType {
-	description: INodeTypeDescription;
-
-	methods = { listSearch: lmsListSearch };
-
+/** Version 2: records are picked with resource locators (From List, By ID, By Email for users). */
+export class LmsCoursesV2 extends LmsActionNodeV2 {
 	constructor(baseDescription: INodeTypeBaseDescription) {
-		this.description = {
-			...baseDescription,
-			version: 2,
-			subtitle: '={{ $parameter["operation"] === "get" ? "Get a course" : "Get many courses" }}',
-			defaults: { name: 'LMS Courses' },
-			usableAsTool: true,
-			inputs: [NodeConnectionTypes.Main],
-			outputs: [NodeConnectionTypes.Main],
-			credentials: [{ name: 'lmsApi', required: true }],
+		super(baseDescription, {
+			subtitle:
+				'={{ $parameter["operation"] === "get" ? "Get a course" : "Get many courses" }}',
 			properties: description,
-		};
-	}
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeLmsOperation.call(this, operations);
+			operations,
+		});
 	}
 }

@@ -1,21 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { filtersCollection, returnAllAndLimit, roleFilter } from '../../../shared/descriptions';
+import { emailFilter, filtersCollection, returnAllAndLimit, roleFilter } from '../../../shared/descriptions';
 import { getManyExecute } from '../../../shared/execute';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit('users'),
 	filtersCollection([
-		{
-			displayName: 'Email',
-			name: 'email',
-			type: 'string',
-			placeholder: 'name@email.com',
-			default: '',
-			description:
-				'Only the user with this email address (exact match, not case-sensitive). Use it to look up the LMS user ID of a person known by email.',
-		},
+		emailFilter(
+			'Only the user with this email address (exact match, not case-sensitive). Use it to look up the LMS user ID of a person known by email.',
+		),
 		roleFilter('Only users with this role'),
 	]),
 ];

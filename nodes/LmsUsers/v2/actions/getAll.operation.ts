@@ -1,21 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { filtersCollection, returnAllAndLimit, roleFilter, searchFilter } from '../../../shared/descriptions';
+import { emailFilter, filtersCollection, returnAllAndLimit, roleFilter, searchFilter } from '../../../shared/descriptions';
 import { listExecute } from '../../../shared/execute';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit('users'),
 	filtersCollection([
-		{
-			displayName: 'Email',
-			name: 'email',
-			type: 'string',
-			placeholder: 'name@email.com',
-			default: '',
-			description:
-				'Only the user with this email address (exact match, not case-sensitive), for example the address of a new hire',
-		},
+		emailFilter(
+			'Only the user with this email address (exact match, not case-sensitive), for example the address of a new hire',
+		),
 		roleFilter('Only users with this role: student, instructor, admin or super_admin'),
 		searchFilter(
 			'Only users whose email, or any word of whose name, starts with this text (not case-sensitive): "ali" finds Alice Martin and ali@example.com',
