@@ -1,8 +1,8 @@
 import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { LmsCertificatesV1 } from './v1/LmsCertificatesV1.node';
-import { LmsCertificatesV2 } from './v2/LmsCertificatesV2.node';
+import { LmsCertificatesV1 } from './v1/LmsCertificatesV1';
+import { LmsCertificatesV2 } from './v2/LmsCertificatesV2';
 
 /**
  * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
@@ -22,7 +22,7 @@ export class LmsCertificates extends VersionedNodeType {
 			usableAsTool: true,
 		};
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
-			1: new LmsCertificatesV1(),
+			1: new LmsCertificatesV1(baseDescription),
 			2: new LmsCertificatesV2(baseDescription),
 		};
 		super(nodeVersions, baseDescription);

@@ -1,8 +1,8 @@
 import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { LmsCoursesV1 } from './v1/LmsCoursesV1.node';
-import { LmsCoursesV2 } from './v2/LmsCoursesV2.node';
+import { LmsCoursesV1 } from './v1/LmsCoursesV1';
+import { LmsCoursesV2 } from './v2/LmsCoursesV2';
 
 /**
  * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
@@ -22,7 +22,7 @@ export class LmsCourses extends VersionedNodeType {
 			usableAsTool: true,
 		};
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
-			1: new LmsCoursesV1(),
+			1: new LmsCoursesV1(baseDescription),
 			2: new LmsCoursesV2(baseDescription),
 		};
 		super(nodeVersions, baseDescription);

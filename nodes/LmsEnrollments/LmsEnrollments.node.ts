@@ -1,8 +1,8 @@
 import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { LmsEnrollmentsV1 } from './v1/LmsEnrollmentsV1.node';
-import { LmsEnrollmentsV2 } from './v2/LmsEnrollmentsV2.node';
+import { LmsEnrollmentsV1 } from './v1/LmsEnrollmentsV1';
+import { LmsEnrollmentsV2 } from './v2/LmsEnrollmentsV2';
 
 /**
  * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
@@ -22,7 +22,7 @@ export class LmsEnrollments extends VersionedNodeType {
 			usableAsTool: true,
 		};
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
-			1: new LmsEnrollmentsV1(),
+			1: new LmsEnrollmentsV1(baseDescription),
 			2: new LmsEnrollmentsV2(baseDescription),
 		};
 		super(nodeVersions, baseDescription);

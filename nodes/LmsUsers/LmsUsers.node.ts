@@ -1,8 +1,8 @@
 import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { LmsUsersV1 } from './v1/LmsUsersV1.node';
-import { LmsUsersV2 } from './v2/LmsUsersV2.node';
+import { LmsUsersV1 } from './v1/LmsUsersV1';
+import { LmsUsersV2 } from './v2/LmsUsersV2';
 
 /**
  * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
@@ -22,7 +22,7 @@ export class LmsUsers extends VersionedNodeType {
 			usableAsTool: true,
 		};
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
-			1: new LmsUsersV1(),
+			1: new LmsUsersV1(baseDescription),
 			2: new LmsUsersV2(baseDescription),
 		};
 		super(nodeVersions, baseDescription);

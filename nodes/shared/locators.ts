@@ -2,7 +2,6 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeProperties,
-	INodePropertyMode,
 	INodeParameterResourceLocator,
 	IPollFunctions,
 } from 'n8n-workflow';
@@ -45,49 +44,6 @@ export const LMS_RECORD_KINDS: Record<LmsRecordKind, KindInfo> = {
 
 const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
 
-function listMode(kind: LmsRecordKind): INodePropertyMode {
-	const info = LMS_RECORD_KINDS[kind];
-	// eslint-disable-next-line n8n-nodes-base/node-param-default-missing -- a locator mode, not a parameter: the locator holds the default
-	return {
-		displayName: 'From List',
-		name: 'list',
-		type: 'list',
-		placeholder: info.searchable ? `Select a ${info.label}…` : `Select an ${info.label}…`,
-		typeOptions: { searchListMethod: info.searchListMethod, searchable: info.searchable },
-	};
-}
-
-function idMode(kind: LmsRecordKind): INodePropertyMode {
-	const info = LMS_RECORD_KINDS[kind];
-	// eslint-disable-next-line n8n-nodes-base/node-param-default-missing -- a locator mode, not a parameter: the locator holds the default
-	return {
-		displayName: 'By ID',
-		name: 'id',
-		type: 'string',
-		placeholder: `${info.prefix}…`,
-		validation: [
-			{
-				type: 'regex',
-				properties: {
-					regex: info.pattern,
-					errorMessage: `Not an LMS ${info.label} ID: it starts with ${info.prefix} followed by letters and digits`,
-				},
-			},
-		],
-	};
-}
-
-// eslint-disable-next-line n8n-nodes-base/node-param-default-missing -- a locator mode, not a parameter: the locator holds the default
-const emailMode: INodePropertyMode = {
-	displayName: 'By Email',
-	name: 'email',
-	type: 'string',
-	placeholder: 'name@example.com',
-	validation: [
-		{ type: 'regex', properties: { regex: EMAIL_PATTERN, errorMessage: 'Not an email address' } },
-	],
-};
-
 export interface LocatorOptions {
 	displayName: string;
 	name: string;
@@ -101,17 +57,51 @@ export interface LocatorOptions {
  * `users?email=`). Default mode From list, as in n8n's own nodes.
  */
 export function lmsLocator(kind: LmsRecordKind, options: LocatorOptions): INodeProperties {
-	const modes = [listMode(kind), idMode(kind)];
-	if (kind === 'user' || kind === 'student') modes.push(emailMode);
-	return {
+	const info = LMS_RECORD_KINDS[kind];
+	const byEmail = kind === 'user' || kind === 'student';
+	// The modes are written inside the property, as n8n's lint expects them (a mode has no default).
+	const property: INodeProperties = {
 		displayName: options.displayName,
 		name: options.name,
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: options.required ?? false,
 		description: options.description,
-		modes,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: info.searchable ? `Select a ${info.label}…` : `Select an ${info.label}…`,
+				typeOptions: { searchListMethod: info.searchListMethod, searchable: info.searchable },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: `${info.prefix}…`,
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex: info.pattern,
+							errorMessage: `Not an LMS ${info.label} ID: it starts with ${info.prefix} followed by letters and digits`,
+						},
+					},
+				],
+			},
+			{
+				displayName: 'By Email',
+				name: 'email',
+				type: 'string',
+				placeholder: 'name@example.com',
+				validation: [{ type: 'regex', properties: { regex: EMAIL_PATTERN, errorMessage: 'Not an email address' } }],
+			},
+		],
 	};
+	// Only users (and students) have an email to look up.
+	if (!byEmail) property.modes = property.modes!.slice(0, 2);
+	return property;
 }
 
 function isLocator(value: unknown): value is INodeParameterResourceLocator {
