@@ -45,16 +45,21 @@ export function idField(options: IdFieldOptions): INodeProperties {
 }
 
 /** The Filters collection of a Get Many operation or of the trigger; keep `options` sorted by name. */
-export function filtersCollection(options: INodeProperties[]): INodeProperties {
+export function filtersCollection(options: INodeProperties[], description?: string): INodeProperties {
 	return {
 		displayName: 'Filters',
 		name: 'filters',
 		type: 'collection',
 		placeholder: 'Add Filter',
 		default: {},
+		// Version 2 describes it for AI agents; version 1's description stays as it shipped (none).
+		...(description ? { description } : {}),
 		options,
 	};
 }
+
+/** Version 2's description of the Filters collection. */
+export const FILTERS_DESCRIPTION = 'Optional conditions the records must all meet; leave out the ones that do not matter';
 
 /** A record ID filter, with the API's prefix as the placeholder. */
 function idFilter(displayName: string, name: string, prefix: string, description: string): INodeProperties {

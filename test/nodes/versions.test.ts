@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { IDataObject, INode, INodeParameters, IVersionedNodeType } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters, INodeProperties, IVersionedNodeType } from 'n8n-workflow';
 
 import { LmsCertificates } from '../../nodes/LmsCertificates/LmsCertificates.node';
 import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
@@ -44,6 +44,31 @@ describe('versions', () => {
 		expect(v2.name).toBe(type.description.name);
 		expect(v2.usableAsTool).toBe(true);
 		expect(v2.credentials).toEqual(nodeTypeAt(type, 1).description.credentials);
+	});
+});
+
+describe('version 2 for AI agents', () => {
+	/** Every parameter an agent may fill with $fromAI, filters and pickers included. */
+	function parametersOf(properties: INodeProperties[]): INodeProperties[] {
+		return properties.flatMap((property) => [
+			property,
+			...(property.type === 'collection' ? parametersOf((property.options ?? []) as INodeProperties[]) : []),
+		]);
+	}
+
+	it.each(Object.entries(NODES))('%s: every parameter says what to fill in', (_name, type) => {
+		const parameters = parametersOf(nodeTypeAt(type, 2).description.properties).filter((p) => p.name !== 'operation'); // the operation is the tool itself, each option described
+		for (const parameter of parameters) {
+			expect({ name: parameter.name, described: (parameter.description ?? '').length > 20 }).toEqual({ name: parameter.name, described: true });
+		}
+	});
+
+	it.each(Object.entries(NODES))('%s: every operation names the key scope it needs', (_name, type) => {
+		const operation = nodeTypeAt(type, 2).description.properties.find((p) => p.name === 'operation')!;
+		for (const option of operation.options as Array<{ description?: string }>) {
+			expect(option.description).toMatch(/Needs (read|write):(users|courses|enrollments)/);
+		}
+		expect(type.description.description).toMatch(/Needs a key with (read|write):/);
 	});
 });
 

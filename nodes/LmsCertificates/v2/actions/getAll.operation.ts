@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { filtersCollection, returnAllAndLimit } from '../../../shared/descriptions';
+import { filtersCollection, returnAllAndLimit, FILTERS_DESCRIPTION } from '../../../shared/descriptions';
 import { listExecute } from '../../../shared/execute';
 import { lmsLocator } from '../../../shared/locators';
 
@@ -38,7 +38,7 @@ const properties: INodeProperties[] = [
 			name: 'student',
 			description: 'Only certificates of this student: pick by name, give the ID (usr_…), or the email address',
 		}),
-	]),
+	], FILTERS_DESCRIPTION),
 ];
 
 export const description = updateDisplayOptions({ show: { operation: ['getAll'] } }, properties);

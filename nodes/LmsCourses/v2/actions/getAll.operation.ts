@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { filtersCollection, returnAllAndLimit, searchFilter } from '../../../shared/descriptions';
+import { filtersCollection, returnAllAndLimit, searchFilter, FILTERS_DESCRIPTION } from '../../../shared/descriptions';
 import { listExecute } from '../../../shared/execute';
 
 const properties: INodeProperties[] = [
@@ -10,7 +10,7 @@ const properties: INodeProperties[] = [
 		searchFilter(
 			'Only courses with a word of the title starting with this text (not case-sensitive): "priv" finds "Data Privacy Basics"',
 		),
-	]),
+	], FILTERS_DESCRIPTION),
 ];
 
 export const description = updateDisplayOptions({ show: { operation: ['getAll'] } }, properties);

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { emailFilter, filtersCollection, returnAllAndLimit, roleFilter, searchFilter } from '../../../shared/descriptions';
+import { emailFilter, filtersCollection, returnAllAndLimit, roleFilter, searchFilter, FILTERS_DESCRIPTION } from '../../../shared/descriptions';
 import { listExecute } from '../../../shared/execute';
 
 const properties: INodeProperties[] = [
@@ -14,7 +14,7 @@ const properties: INodeProperties[] = [
 		searchFilter(
 			'Only users whose email, or any word of whose name, starts with this text (not case-sensitive): "ali" finds Alice Martin and ali@example.com',
 		),
-	]),
+	], FILTERS_DESCRIPTION),
 ];
 
 export const description = updateDisplayOptions({ show: { operation: ['getAll'] } }, properties);
