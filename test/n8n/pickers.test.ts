@@ -1,0 +1,71 @@
+/**
+ * The version-2 record pickers inside a running n8n 2.41 (`n8n start`): n8n's editor fills a
+ * From List picker by POSTing /rest/dynamic-node-parameters/resource-locator-results with the node
+ * type and version, the method, the typed text and the pagination token; n8n then loads the
+ * versioned node and calls its listSearch method. This is that call, against the real LMS.
+ */
+import { startTestServer, type TestServer } from '../helpers/server';
+import { N8nHome, type N8nServer } from './n8n';
+
+const CREDENTIAL = 'lmsRealPickers01';
+
+let lms: TestServer;
+let key: string;
+let home: N8nHome;
+let n8n: N8nServer;
+
+interface Results {
+	results: Array<{ name: string; value: string }>;
+	paginationToken?: string;
+}
+
+async function api<T>(path: string): Promise<T> {
+	const response = await fetch(`${lms.baseUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` } });
+	return (await response.json()) as T;
+}
+
+/** What the editor sends when a picker opens, is typed into, or is scrolled. */
+async function pick(node: string, path: string, methodName: string, filter?: string, paginationToken?: string): Promise<Results> {
+	return await n8n.rest<Results>('POST', '/dynamic-node-parameters/resource-locator-results', {
+		nodeTypeAndVersion: { name: `n8n-nodes-lms.${node}`, version: 2 },
+		path,
+		methodName,
+		currentNodeParameters: {},
+		credentials: { lmsApi: { id: CREDENTIAL, name: 'LMS' } },
+		...(filter === undefined ? {} : { filter }),
+		...(paginationToken === undefined ? {} : { paginationToken }),
+	});
+}
+
+beforeAll(async () => {
+	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+	key = (await lms.createKey('acme', ['read:users', 'read:courses', 'read:enrollments'], 'real n8n pickers')).key;
+	home = await N8nHome.create();
+	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } }]);
+	n8n = await home.start();
+}, 600_000);
+
+afterAll(async () => {
+	await n8n?.stop();
+	home?.remove();
+	await lms?.stop();
+});
+
+it('the student picker searches users by name and pages with the token n8n hands back', async () => {
+	const student = (await api<{ data: Array<{ id: string; name: string; email: string }> }>('/users?role=student&per_page=1')).data[0];
+	const word = student.name.split(' ').pop()!.slice(0, 3);
+	const found = await pick('lmsEnrollments', 'parameters.student', 'searchStudents', word);
+	expect(found.results).toContainEqual({ name: `${student.name} (${student.email})`, value: student.id });
+
+	const first = await pick('lmsUsers', 'parameters.user', 'searchUsers');
+	const second = await pick('lmsUsers', 'parameters.user', 'searchUsers', undefined, first.paginationToken);
+	const page2 = await api<{ data: Array<{ id: string }> }>('/users?per_page=50&page=2');
+	expect(first.paginationToken).toBe('2');
+	expect(second.results.map((result) => result.value)).toEqual(page2.data.map((user) => user.id));
+}, 60_000);
+
+it('the course picker searches titles', async () => {
+	const course = (await api<{ data: Array<{ id: string; title: string }> }>('/courses?per_page=1')).data[0];
+	const found = await pick('lmsCourses', 'parameters.course', 'searchCourses', course.title.split(' ')[0]);
+	expect(found.results).toContainEqual({ name: course.title, value: course.id });
+}, 60_000);
