@@ -2,8 +2,8 @@
  * The yardstick of the API-overhead benchmark: a minimal Express app doing by hand the work the
  * users list cannot avoid, on the same driver and database as the server. Per request: SHA-256
  * of the bearer key; one query for the key and its organization (checked as the server checks
- * them: active key, Enterprise plan, read:users scope); the total and the page as prepared
- * statements; the same JSON and Link header. No logging, no limiter, no validation framework.
+ * them: active key, Enterprise plan, read:users scope); the total (the list_counts counter, as the
+ * server reads it) and the page as prepared statements; the same JSON and Link header. No logging, no limiter, no validation framework.
  * The benchmark checks that it sends the server's exact bytes before measuring anything, so the
  * ratio server ÷ baseline is the price of everything the server adds on top of its queries.
  */
@@ -16,7 +16,8 @@ import sqlite3 from 'sqlite3';
 const KEY_SQL =
 	'SELECT k.status, k.scopes, o.id AS org_id, o.plan FROM api_keys k ' +
 	'LEFT JOIN organizations o ON o.id = k.organization_id WHERE k.key_hash = $1';
-const COUNT_SQL = 'SELECT count(*) AS n FROM users WHERE organization_id = $1';
+// The total as the server reads it: the counter migration 0009's triggers keep (list_counts).
+const COUNT_SQL = "SELECT n FROM list_counts WHERE organization_id = $1 AND list = 'users' AND filter = ''";
 const PAGE_SQL =
 	'SELECT id, name, email, role, created_at FROM users WHERE organization_id = $1 ' +
 	'ORDER BY created_at, id LIMIT $2 OFFSET $3';
@@ -78,7 +79,7 @@ app.get('/api/v1/users', (req, res, next) => {
 			query('count', COUNT_SQL, [key.org_id]),
 			query('page', PAGE_SQL, [key.org_id, perPage, (page - 1) * perPage]),
 		]);
-		const total = Number(count.n);
+		const total = count === undefined ? 0 : Number(count.n);
 		res.setHeader('Link', linkHeader(req, page, perPage, total));
 		res.json({
 			data: rows.map((r) => ({ id: r.id, name: r.name, email: r.email, role: r.role, created_at: iso(r.created_at) })),
