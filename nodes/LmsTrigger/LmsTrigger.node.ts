@@ -1,8 +1,8 @@
 import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { LmsTriggerV1 } from './v1/LmsTriggerV1.node';
-import { LmsTriggerV2 } from './v2/LmsTriggerV2.node';
+import { LmsTriggerV1 } from './LmsTriggerV1.node';
+import { LMS_TRIGGER_DESCRIPTION, LmsTriggerV2 } from './LmsTriggerV2.node';
 
 /**
  * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
@@ -17,13 +17,12 @@ export class LmsTrigger extends VersionedNodeType {
 			name: 'lmsTrigger',
 			icon: { light: 'file:../../icons/lmsTrigger.svg', dark: 'file:../../icons/lmsTrigger.dark.svg' },
 			group: ['trigger'],
-			description:
-				'Starts the workflow when something happens in your LMS: a new user or enrollment, a completion, a withdrawal, a certificate issued or about to expire (polling)',
+			description: LMS_TRIGGER_DESCRIPTION,
 			defaultVersion: 2,
 		};
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
 			1: new LmsTriggerV1(),
-			2: new LmsTriggerV2(baseDescription),
+			2: new LmsTriggerV2(),
 		};
 		super(nodeVersions, baseDescription);
 	}

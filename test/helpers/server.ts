@@ -93,3 +93,11 @@ export async function startTestServer(opts: { env?: Record<string, string>; seed
 		},
 	};
 }
+
+/** How many API requests the server has logged so far (one log line each): what a node's call cost. */
+export function apiRequestCount(server: Pick<TestServer, 'logs'>): number {
+	return server
+		.logs()
+		.split('\n')
+		.filter((line) => line.includes('"url":"/api/v1/')).length;
+}

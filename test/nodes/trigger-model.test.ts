@@ -10,7 +10,7 @@ import type { IDataObject, INodeParameters, INodeType, IPollFunctions } from 'n8
 
 import { TAIL_SIZE } from '../../nodes/LmsTrigger/v1/cursor';
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
-import { LmsTriggerV1 } from '../../nodes/LmsTrigger/v1/LmsTriggerV1.node';
+import { LmsTriggerV1 } from '../../nodes/LmsTrigger/LmsTriggerV1.node';
 import { runPoll } from '../helpers/n8n';
 
 const ORIGIN = 'http://lms.model.test';

@@ -16,7 +16,7 @@ import { activityRound } from '../../server/src/demo/activity';
 import { runCli } from '../helpers/cli';
 import { runListSearch, runPoll } from '../helpers/n8n';
 import { hostWebhookTrigger, type WebhookHost } from '../helpers/n8n-webhooks';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { apiRequestCount, startTestServer, type TestServer } from '../helpers/server';
 import { api, freePairs } from '../helpers/webhook-deployment';
 import { feedCaughtUp } from '../server/api-fixtures';
 
@@ -50,12 +50,7 @@ interface Poller {
 
 const poller = (parameters: INodeParameters): Poller => ({ staticData: {}, parameters });
 
-function apiRequests(): number {
-	return server
-		.logs()
-		.split('\n')
-		.filter((line) => line.includes('"url":"/api/v1/')).length;
-}
+const apiRequests = () => apiRequestCount(server);
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 

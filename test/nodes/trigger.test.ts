@@ -7,11 +7,11 @@ import nock from 'nock';
 import type { IDataObject, INodeParameters, INodeType, IPollFunctions } from 'n8n-workflow';
 
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
-import { LmsTriggerV1 } from '../../nodes/LmsTrigger/v1/LmsTriggerV1.node';
+import { LmsTriggerV1 } from '../../nodes/LmsTrigger/LmsTriggerV1.node';
 import { MAX_ATTEMPTS } from '../../nodes/shared/transport';
 import { Certificate, Course, Enrollment, User } from '../../server/src/db';
 import { runPoll } from '../helpers/n8n';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { apiRequestCount, startTestServer, type TestServer } from '../helpers/server';
 
 /** Workflows saved with version 1 (these tests are v1's): n8n picks the class by typeVersion. */
 const lmsTrigger = new LmsTrigger();
@@ -92,12 +92,7 @@ function withPollBudget(ms: number): INodeType {
 	};
 }
 
-function apiRequests(): number {
-	return server
-		.logs()
-		.split('\n')
-		.filter((line) => line.includes('"url":"/api/v1/')).length;
-}
+const apiRequests = () => apiRequestCount(server);
 
 const settleLogs = () => new Promise((resolve) => setTimeout(resolve, 50));
 

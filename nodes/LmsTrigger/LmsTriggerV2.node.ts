@@ -2,19 +2,18 @@ import type {
 	IDataObject,
 	INodeExecutionData,
 	INodeType,
-	INodeTypeBaseDescription,
 	INodeTypeDescription,
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { searchCourses } from '../../shared/list-search';
-import { locatorId } from '../../shared/locators';
-import { asNodeError, lmsProblemOf } from '../../shared/transport';
-import { cursorScope } from '../v1/poll';
-import { CERTIFICATE_EXPIRING, DEFAULT_DAYS_BEFORE, eventProperties, isFeedEvent, type FeedEventType } from './events';
-import { pollEvents, sampleEvent, type TriggerSettings } from './poll';
-import { clearState, copyState, readState, writeState, type TriggerState } from './state';
+import { searchCourses } from '../shared/list-search';
+import { locatorId } from '../shared/locators';
+import { asNodeError, lmsProblemOf } from '../shared/transport';
+import { cursorScope } from './v1/poll';
+import { CERTIFICATE_EXPIRING, DEFAULT_DAYS_BEFORE, eventProperties, isFeedEvent, type FeedEventType } from './v2/events';
+import { pollEvents, sampleEvent, type TriggerSettings } from './v2/poll';
+import { clearState, copyState, readState, writeState, type TriggerState } from './v2/state';
 
 async function settingsOf(context: IPollFunctions): Promise<TriggerSettings> {
 	const chosen = context.getNodeParameter('events', []) as string[];
@@ -49,29 +48,33 @@ function scopeQuery(settings: TriggerSettings): Record<string, string> {
 	return query;
 }
 
+/** What the node does, as the node panel and the versioned node's base description say it. */
+export const LMS_TRIGGER_DESCRIPTION =
+	'Starts the workflow when something happens in your LMS: a new user or enrollment, a completion, a withdrawal, a certificate issued or about to expire (polling)';
+
 /**
  * Version 2 reads the LMS's event feed (GET /api/v1/events, SPEC §11) from the last event it
  * received, and makes Certificate Expiring from the certificates' expiry dates (expiring.ts).
  * See docs/trigger.md for how each promise is kept.
  */
-// The icon comes with baseDescription from LmsTrigger.node.ts, where n8n resolves it; the rule looks for a literal one.
-// eslint-disable-next-line @n8n/community-nodes/icon-validation
 export class LmsTriggerV2 implements INodeType {
-	description: INodeTypeDescription;
-
-	constructor(baseDescription: INodeTypeBaseDescription) {
-		this.description = {
-			...baseDescription,
-			version: 2,
-			subtitle: '={{ $parameter["events"].join(", ") }}',
-			defaults: { name: 'LMS Trigger' },
-			polling: true,
-			inputs: [],
-			outputs: [NodeConnectionTypes.Main],
-			credentials: [{ name: 'lmsApi', required: true }],
-			properties: eventProperties,
-		};
-	}
+	description: INodeTypeDescription = {
+		displayName: 'LMS Trigger',
+		name: 'lmsTrigger',
+		// n8n resolves every version's icon against the versioned node's file (LmsTrigger.node.js);
+		// this class sits beside it, so the path is right for n8n and for n8n's lint alike.
+		icon: { light: 'file:../../icons/lmsTrigger.svg', dark: 'file:../../icons/lmsTrigger.dark.svg' },
+		group: ['trigger'],
+		version: 2,
+		description: LMS_TRIGGER_DESCRIPTION,
+		subtitle: '={{ $parameter["events"].join(", ") }}',
+		defaults: { name: 'LMS Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'lmsApi', required: true }],
+		properties: eventProperties,
+	};
 
 	/** The Course filter's From List: courses searched by title (SPEC §13). */
 	methods = { listSearch: { searchCourses } };
