@@ -14,7 +14,7 @@ const communityNodesRecommended = n8nCommunityNodesPlugin.configs.recommended;
 export default tseslint.config(
 	// The package's own sources only: the server workspace, the tests and the build helpers are
 	// not part of what n8n loads, and have their own rules.
-	globalIgnores(['dist', 'server', 'test', 'scripts', 'bench', 'coverage', 'artifacts', '**/*.js', '**/*.mjs']),
+	globalIgnores(['dist', 'server', 'test', 'scripts', 'bench', 'coverage', 'artifacts', '.n8n-package', '**/*.js', '**/*.mjs']),
 	{
 		files: ['**/*.ts'],
 		extends: [
