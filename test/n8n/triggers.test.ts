@@ -7,6 +7,7 @@
  *   with `lms-server enrollments update` runs the workflow once within 2 seconds, deactivation
  *   removes the endpoint from the LMS.
  */
+import { Course, Enrollment } from '../../server/src/db';
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { N8nHome, sleep, waitFor, workflowFrom, type N8nServer } from './n8n';
@@ -44,8 +45,9 @@ beforeAll(async () => {
 	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } }]);
 	const polled = await importWorkflow('lms-trigger');
 	const pushed = await importWorkflow('instant-trigger');
+	const feed = await importWorkflow('lms-trigger-v2');
 	n8n = await home.start();
-	expect([polled, pushed]).toEqual(['lmsRealTrigger01', 'lmsRealInstant02']);
+	expect([polled, pushed, feed]).toEqual(['lmsRealTrigger01', 'lmsRealInstant02', 'lmsRealTriggerV2']);
 }, 600_000);
 
 afterAll(async () => {
@@ -70,6 +72,32 @@ it('LMS Trigger: a user created after activation starts one execution with that 
 	expect(executions).toHaveLength(1);
 	expect(executions[0].status).toBe('success');
 	expect(executions[0].run.nodes['LMS Trigger'].items).toEqual([await api(`/users/${userId}`)]);
+	await n8n.deactivate(workflowId);
+});
+
+it('LMS Trigger v2: a completion and a new user after activation come in one execution, as the event feed has them, with the certificate issued inside the expiry window', async () => {
+	const workflowId = 'lmsRealTriggerV2';
+	await n8n.activate(workflowId, async () => JSON.stringify((await n8n.staticData(workflowId)) ?? {}).includes('"since"'));
+
+	// A 90-day certificate with Days Before Expiry 100: Certificate Expiring fires when it is issued.
+	const ninety = await Course.findAll({ where: { certificateValidityDays: 90, status: 'published' } });
+	const enrollment = (await Enrollment.findOne({ where: { status: 'active', courseId: ninety.map((course) => course.id) } }))!;
+	await cli('enrollments', 'update', enrollment.id, '--status', 'completed');
+	const created = await cli('users', 'create', '--org', 'acme', '--email', 'feed.newcomer@acme.test', '--name', 'Feed Newcomer', '--role', 'student', '--json');
+	const userId = (JSON.parse(created) as { id: string }).id;
+
+	const executions = await n8n.finishedExecutions(workflowId, 1, 90_000, 'the poll that reads the feed');
+	const items = executions.flatMap((execution) => execution.run.nodes['LMS Trigger'].items) as Array<Record<string, unknown>>;
+	const { data: events } = await api<{ data: Array<{ id: string; type: string; created_at: string; data: { object: Record<string, unknown> } }> }>(
+		'/events?type=enrollment.completed,user.created&limit=100',
+	);
+	const completion = events.find((event) => event.type === 'enrollment.completed' && event.data.object.id === enrollment.id)!;
+	const user = events.find((event) => event.type === 'user.created' && event.data.object.id === userId)!;
+	const asItem = (event: typeof completion) => ({ ...event.data.object, event_id: event.id, event_type: event.type, event_created_at: event.created_at });
+	expect(items.filter((item) => item.event_type !== 'certificate.expiring')).toEqual([asItem(completion), asItem(user)]);
+	expect(items.filter((item) => item.event_type === 'certificate.expiring')).toEqual([
+		expect.objectContaining({ enrollment_id: enrollment.id, event_id: null, days_left: 90 }),
+	]);
 	await n8n.deactivate(workflowId);
 });
 
