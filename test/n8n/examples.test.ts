@@ -146,12 +146,14 @@ describe('in a running n8n', () => {
 		await cli('enrollments', 'update', String(learner.id), '--status', 'completed');
 		[completedThisWeek] = await all(`/certificates?student_id=${String(learner.student_id)}&course_id=${String(learner.course_id)}`);
 		[course] = (await api<{ data: Json[] }>('/courses?per_page=1')).data;
-		await home.importWorkflow(setUp('certificates-this-week.json'));
-		await home.importWorkflow(setUp('enroll-new-hires.json', { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) }));
-		await home.importWorkflow(setUp('new-certificate-notify.json'));
-		await home.importWorkflow(setUp('onboard-new-hire.json', { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) }));
-		await home.importWorkflow(setUp('completion-to-crm.json', { REPLACE_WITH_YOUR_CRM_WEBHOOK_URL: crmUrl() }));
-		await home.importWorkflow(setUp('certificate-expiry-reminder.json'));
+		await home.importWorkflows([
+			setUp('certificates-this-week.json'),
+			setUp('enroll-new-hires.json', { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) }),
+			setUp('new-certificate-notify.json'),
+			setUp('onboard-new-hire.json', { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) }),
+			setUp('completion-to-crm.json', { REPLACE_WITH_YOUR_CRM_WEBHOOK_URL: crmUrl() }),
+			setUp('certificate-expiry-reminder.json'),
+		]);
 		n8n = await home.start();
 		const active = async (id: string) => (await n8n.rest<{ active?: boolean }>('GET', `/workflows/${id}`)).active === true;
 		for (const file of ['enroll-new-hires.json', 'onboard-new-hire.json']) await n8n.activate(CASES[file], () => active(CASES[file]));

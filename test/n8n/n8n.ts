@@ -102,6 +102,11 @@ export class N8nHome {
 		await this.cli(['import:workflow', `--input=${this.file(`${String(workflow.id)}.json`, workflow)}`]);
 	}
 
+	/** Several workflows in one `n8n import:workflow` (every n8n CLI start costs seconds). */
+	async importWorkflows(workflows: Json[]): Promise<void> {
+		await this.cli(['import:workflow', `--input=${this.file('workflows.json', workflows)}`]);
+	}
+
 	/**
 	 * `n8n execute --rawOutput`: the run JSON follows n8n's log lines (a line `{` to the last
 	 * line `}`). A workflow that fails still prints its run; n8n then exits non-zero.
