@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 import Joi from 'joi';
 
 import { parseTrustProxy, TrustProxyError } from './http/trust-proxy';
@@ -45,7 +47,30 @@ export class ConfigError extends Error {
 	}
 }
 
-const schema = Joi.object({
+/** The environment once the schema has checked, converted and defaulted it. */
+interface Environment {
+	PORT: number;
+	HOST: string;
+	DATABASE_URL: string;
+	DATABASE_POOL_MAX: number;
+	REDIS_URL?: string;
+	RATE_LIMIT_REDIS_PREFIX: string;
+	TRUST_PROXY?: string;
+	RATE_LIMIT_PER_MINUTE: number;
+	RATE_LIMIT_WINDOW_MS: number;
+	HEADERS_TIMEOUT_MS: number;
+	REQUEST_TIMEOUT_MS: number;
+	LOG_LEVEL: Config['logLevel'];
+	SESSION_SECRET?: string;
+	NODE_ENV?: string;
+	WEBHOOK_ALLOW_PRIVATE: 'true' | 'false';
+	WEBHOOK_RETRY_BASE_MS: number;
+	WEBHOOK_TIMEOUT_MS: number;
+	WEBHOOK_POLL_MS: number;
+	EVENT_RETENTION_DAYS: number;
+}
+
+const schema = Joi.object<Environment>({
 	PORT: Joi.number().integer().min(0).max(65535).default(3000),
 	HOST: Joi.string().hostname().default('127.0.0.1'),
 	DATABASE_URL: Joi.string()
@@ -98,15 +123,17 @@ function trustProxyOf(value: string | undefined): string | false {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-	const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
-	if (error) {
-		const detail = error.details[0];
+	const result = schema.validate(env, { abortEarly: true, convert: true });
+	if (result.error) {
+		const detail = result.error.details[0];
 		throw new ConfigError(String(detail.path[0]), detail.message.replace(/^"[^"]+" /, ''));
 	}
+	const value = result.value;
 	// `Production` or ` production` must not quietly run a production server on a random secret.
-	const production = value.NODE_ENV?.trim().toLowerCase() === 'production';
+	const nodeEnv = value.NODE_ENV?.trim() ?? '';
+	const production = nodeEnv.toLowerCase() === 'production';
 	if (production && !value.SESSION_SECRET) {
-		throw new ConfigError('SESSION_SECRET', `is required when NODE_ENV=${value.NODE_ENV.trim()} (32+ characters)`);
+		throw new ConfigError('SESSION_SECRET', `is required when NODE_ENV=${nodeEnv} (32+ characters)`);
 	}
 	return {
 		port: value.PORT,
@@ -123,7 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		rateLimitWindowMs: value.RATE_LIMIT_WINDOW_MS,
 		logLevel: value.LOG_LEVEL,
 		// Outside production an ephemeral secret is fine: sessions simply end with the process.
-		sessionSecret: value.SESSION_SECRET ?? require('node:crypto').randomBytes(32).toString('hex'),
+		sessionSecret: value.SESSION_SECRET ?? randomBytes(32).toString('hex'),
 		production,
 		eventRetentionDays: value.EVENT_RETENTION_DAYS,
 		webhooks: {

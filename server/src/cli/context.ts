@@ -23,7 +23,7 @@ async function openDatabase(config: Config): Promise<Sequelize> {
  * just works, and an up-to-date one costs a single read. `work` gets the migrations applied.
  */
 export async function withDatabase<T>(
-	work: (applied: string[]) => Promise<T>,
+	work: (applied: string[]) => T | Promise<T>,
 	{ config = loadConfig(), migrate = true }: { config?: Config; migrate?: boolean } = {},
 ): Promise<T> {
 	const sequelize = await openDatabase(config);

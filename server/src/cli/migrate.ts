@@ -8,7 +8,7 @@ export function registerMigrate(program: Command): void {
 		.command('migrate')
 		.description('apply pending database migrations')
 		.action(() =>
-			withDatabase(async (applied) =>
+			withDatabase((applied) =>
 				printLines(applied.length === 0 ? 'The database is up to date.' : `Applied ${applied.join(', ')}.`),
 			),
 		);

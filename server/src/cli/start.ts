@@ -102,7 +102,7 @@ export function registerStart(program: Command): void {
 				}
 				throw err;
 			});
-			drainOnSignals(server.close, logger);
+			drainOnSignals(() => server.close(), logger);
 			logger.info({ url: server.url }, `LMS server listening on ${server.url}`);
 			announceDemo?.(server.url);
 		});

@@ -70,7 +70,7 @@ export async function pageOf<M extends Model>(
 	if (!deferred) return { rows: readableRows(model, pageRows), total };
 	const ids = pageRows.map((r) => r.id as string);
 	const byId = new Map(
-		(ids.length === 0 ? [] : await rawRows(model, { where: { id: ids } as WhereOptions })).map((row) => [row.id, row]),
+		(ids.length === 0 ? [] : await rawRows(model, { where: { id: ids } })).map((row) => [row.id, row]),
 	);
 	const rows = ids.map((id) => byId.get(id)).filter((row) => row !== undefined);
 	return { rows: readableRows(model, rows), total };
@@ -119,6 +119,6 @@ export function listEndpoint<M extends Model, F extends Record<string, string>>(
 			counter && (() => countedTotal(definition.model.sequelize!, organizationId, counter)),
 		);
 		res.setHeader('Link', linkHeader(req, filters as Record<string, string>, { page, perPage }, total));
-		res.json({ data: rows.map(definition.serialize), pagination: { page, per_page: perPage, total } });
+		res.json({ data: rows.map((row) => definition.serialize(row)), pagination: { page, per_page: perPage, total } });
 	};
 }

@@ -134,12 +134,20 @@ export function createLimitStore(options: {
 }): LimitStore {
 	let limitStore: LimitStore;
 	if (options.injected) {
-		limitStore = { store: options.injected, kind: 'custom', check: async () => undefined, close: async () => undefined };
+		limitStore = { store: options.injected, kind: 'custom', check: () => Promise.resolve(), close: () => Promise.resolve() };
 	} else if (options.redisUrl) {
 		limitStore = redisLimitStore(options.redisUrl, options.redisPrefix ?? 'lms:rl:', options.logger);
 	} else {
 		const memory = new MemoryStore();
-		limitStore = { store: memory, kind: 'memory', check: async () => undefined, close: async () => memory.shutdown() };
+		limitStore = {
+			store: memory,
+			kind: 'memory',
+			check: () => Promise.resolve(),
+			close: () => {
+				memory.shutdown();
+				return Promise.resolve();
+			},
+		};
 	}
 	return { ...limitStore, store: new FailClosedStore(limitStore.store, options.logger) };
 }

@@ -44,7 +44,7 @@ function parseEntry(entry: string): Interval {
 		throw new TrustProxyError(`"${entry}" is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal`);
 	}
 	const address = ipaddr.parse(addressText);
-	const family = address.kind() as Family;
+	const family = address.kind();
 	const bits = BITS[family];
 	let prefix = bits;
 	if (maskText !== undefined) {

@@ -60,7 +60,7 @@ const allowedKeys = new WeakMap<Joi.ObjectSchema, string[]>();
 function keysOf(schema: Joi.ObjectSchema): string[] {
 	let keys = allowedKeys.get(schema);
 	if (!keys) {
-		keys = Object.keys(schema.describe().keys ?? {});
+		keys = Object.keys((schema.describe().keys ?? {}) as Record<string, unknown>);
 		allowedKeys.set(schema, keys);
 	}
 	return keys;
@@ -98,21 +98,21 @@ function check<T>(schema: Joi.ObjectSchema<T>, value: unknown, where: Location, 
 	const allowed = keysOf(schema);
 	const { rest, reserved } = withoutReservedNames(value, allowed);
 	preErrors = [...preErrors, ...reserved.map((name) => unknownEntry(name, where, allowed))];
-	const { value: parsed, error } = schema.validate(rest, {
+	const result = schema.validate(rest, {
 		abortEarly: false,
 		convert: true,
 		messages: MESSAGES,
 		errors: { wrap: { label: false, array: false } },
 	});
 	const errors = [...preErrors];
-	for (const d of error?.details ?? []) {
+	for (const d of result.error?.details ?? []) {
 		const param = d.path.length > 0 ? d.path.join('.') : String(d.context?.key ?? 'body');
 		// Joi reports every rule a value breaks; the caller needs the first, once per parameter.
 		if (errors.some((e) => e.param === param)) continue;
 		errors.push({ param, code: entryCode(d, where), message: entryMessage(d, where, allowed) });
 	}
-	if (errors.length > 0) throw problems.invalidRequest(errors);
-	return parsed as T;
+	if (errors.length > 0 || result.error) throw problems.invalidRequest(errors);
+	return result.value;
 }
 
 /**

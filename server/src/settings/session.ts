@@ -56,7 +56,7 @@ export function sessionMiddleware(sequelize: Sequelize, secret: string): Request
  * can load the next page from the session as it was before.
  */
 export function saveSession(req: Request): Promise<void> {
-	return new Promise((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
+	return new Promise((resolve, reject) => req.session.save((err?: Error) => (err ? reject(err) : resolve())));
 }
 
 /** Saves the session, then redirects with 303 (a POST's result is fetched with GET). */

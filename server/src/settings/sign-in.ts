@@ -17,11 +17,11 @@ function field(req: Request, name: string): string {
 }
 
 function regenerate(req: Request): Promise<void> {
-	return new Promise((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
+	return new Promise((resolve, reject) => req.session.regenerate((err?: Error) => (err ? reject(err) : resolve())));
 }
 
 function destroy(req: Request): Promise<void> {
-	return new Promise((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
+	return new Promise((resolve, reject) => req.session.destroy((err?: Error) => (err ? reject(err) : resolve())));
 }
 
 /** /login and /logout. */

@@ -34,6 +34,7 @@ export class SignInThrottled extends RuleError {
 }
 
 /** Control characters (NUL included) cannot be stored in PostgreSQL text; they are shown as �. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Text as typed, with control characters replaced, so that it can be stored and shown. */
