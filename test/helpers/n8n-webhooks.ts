@@ -105,7 +105,7 @@ export async function hostWebhookTrigger(
 	const webhookUrl = hook('init').getNodeWebhookUrl('default')!;
 	return {
 		webhookUrl,
-		staticData: workflow.staticData as IDataObject,
+		staticData: workflow.staticData,
 		runs,
 		answers,
 		received,

@@ -101,22 +101,22 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		return requestOptions as IHttpRequestOptions;
 	}
 
-	async preAuthentication() {
-		return undefined;
+	preAuthentication() {
+		return Promise.resolve(undefined);
 	}
 
-	async getCredentials(): Promise<ICredentials> {
-		throw new Error('not used by these tests');
+	getCredentials(): Promise<ICredentials> {
+		return Promise.reject(new Error('not used by these tests'));
 	}
 
-	async getDecrypted(
+	getDecrypted(
 		_additionalData: IWorkflowExecuteAdditionalData,
 		_nodeCredentials: unknown,
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
 		const data = this.data[type];
-		if (!data) throw new Error(`No test credentials of type ${type}`);
-		return { ...data };
+		if (!data) return Promise.reject(new Error(`No test credentials of type ${type}`));
+		return Promise.resolve({ ...data });
 	}
 
 	async updateCredentials() {}
@@ -181,10 +181,8 @@ export function additionalDataFor(
 	return {
 		credentialsHelper,
 		hooks: new ExecutionLifecycleHooks(mode, 'test-execution', workflowData),
-		executeWorkflow: async () => {
-			throw new Error('not used by these tests');
-		},
-		getRunExecutionData: async () => undefined,
+		executeWorkflow: () => Promise.reject(new Error('not used by these tests')),
+		getRunExecutionData: () => Promise.resolve(undefined),
 		currentNodeExecutionIndex: 0,
 		restApiUrl: 'http://localhost:5678/rest',
 		instanceBaseUrl: 'http://localhost:5678/',
@@ -194,9 +192,7 @@ export function additionalDataFor(
 		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
 		variables: {},
 		logAiEvent: () => {},
-		startRunnerTask: async () => {
-			throw new Error('not used by these tests');
-		},
+		startRunnerTask: () => Promise.reject(new Error('not used by these tests')),
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
@@ -329,7 +325,7 @@ export async function runPoll(
 	);
 	const context = new PollContext(workflow, node, additionalData, mode, options.activation ?? 'init');
 	const output = await nodeType.poll.call(context).finally(releaseN8nResources);
-	return { output, staticData: workflow.staticData as IDataObject };
+	return { output, staticData: workflow.staticData };
 }
 
 export interface ListSearchOptions {

@@ -25,8 +25,8 @@ export async function api(baseUrl: string, key: string, path: string, init: { me
 		body: init.body === undefined ? undefined : JSON.stringify(init.body),
 	});
 	const text = await res.text();
-	// eslint-disable-next-line @typescript-eslint/no-explicit-any
-	return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any };
+	 
+	return { status: res.status, body: (text ? JSON.parse(text) : undefined) };
 }
 
 /** Every (student, published course) pair of acme that is not enrolled yet, as the API lists them. */

@@ -44,7 +44,7 @@ describe('credential test', () => {
 
 	it("says the LMS's own sentences for a key that cannot work, word for word", () => {
 		// The package cannot import the server, so the rules carry copies: this keeps them equal.
-		const rules = new LmsApi().test!.rules!.map((rule) => rule.properties as { value: unknown; message: string });
+		const rules = new LmsApi().test.rules!.map((rule) => rule.properties as { value: unknown; message: string });
 		for (const problem of [problems.invalidApiKey(), problems.apiKeyRevoked(), problems.apiKeyRotated(), problems.planRequired()]) {
 			expect(rules.find((rule) => rule.value === problem.code)?.message).toBe(problem.detail);
 		}

@@ -105,12 +105,12 @@ describe('LMS Enrollments', () => {
 		for (const student of students.reverse()) {
 			const { items: enrolled } = await runNode(
 				new LmsEnrollments(),
-				{ operation: 'getAll', returnAll: true, filters: { studentId: String(student.json.id) } },
+				{ operation: 'getAll', returnAll: true, filters: { studentId: (student.json.id as string) } },
 				as(apiKey),
 			);
 			const taken = new Set(enrolled.map((item) => item.json.course_id));
 			const course = courses.find((candidate) => !taken.has(candidate.json.id));
-			if (course) return { studentId: String(student.json.id), courseId: String(course.json.id) };
+			if (course) return { studentId: (student.json.id as string), courseId: (course.json.id as string) };
 		}
 		throw new Error('every demo student is enrolled in every course');
 	}
@@ -134,7 +134,7 @@ describe('LMS Enrollments', () => {
 
 		const fetched = await runNode(
 			new LmsEnrollments(),
-			{ operation: 'get', enrollmentId: String(enrollment.id) },
+			{ operation: 'get', enrollmentId: (enrollment.id as string) },
 			as(apiKey),
 		);
 		expect(fetched.items[0].json).toEqual(enrollment);
@@ -153,7 +153,7 @@ describe('LMS Enrollments', () => {
 			as(apiKey),
 		);
 		expect(refused.error?.message).toBe(
-			`Student ${pair.studentId} is already enrolled in course ${pair.courseId} (enrollment ${enrollment.id}): set "If Already Enrolled" to "Return Existing Enrollment" to carry on instead of failing`,
+			`Student ${pair.studentId} is already enrolled in course ${pair.courseId} (enrollment ${enrollment.id as string}): set "If Already Enrolled" to "Return Existing Enrollment" to carry on instead of failing`,
 		);
 
 		const listed = await runNode(
@@ -168,7 +168,7 @@ describe('LMS Enrollments', () => {
 		const { items: courses } = await runNode(new LmsCourses(), { operation: 'getAll', returnAll: false, limit: 1 }, as(apiKey));
 		const { error } = await runNode(
 			new LmsEnrollments(),
-			{ operation: 'create', studentId: 'usr_doesnotexist', courseId: String(courses[0].json.id), ifAlreadyEnrolled: 'fail' },
+			{ operation: 'create', studentId: 'usr_doesnotexist', courseId: (courses[0].json.id as string), ifAlreadyEnrolled: 'fail' },
 			as(apiKey),
 		);
 		expect(error?.message).toBe(
@@ -194,7 +194,7 @@ describe('LMS Certificates', () => {
 		expect(total).toBeGreaterThanOrEqual(40);
 		expect(items).toHaveLength(total);
 
-		const courseId = String(items[0].json.course_id);
+		const courseId = (items[0].json.course_id as string);
 		const { items: forCourse } = await runNode(
 			new LmsCertificates(),
 			{ operation: 'getAll', returnAll: true, filters: { courseId } },
@@ -205,7 +205,7 @@ describe('LMS Certificates', () => {
 
 		const { items: one } = await runNode(
 			new LmsCertificates(),
-			{ operation: 'get', certificateId: String(items[0].json.id) },
+			{ operation: 'get', certificateId: (items[0].json.id as string) },
 			as(apiKey),
 		);
 		expect(one[0].json).toEqual(items[0].json);

@@ -97,7 +97,7 @@ describe('enroll-new-hires.json', () => {
 		const { type, parameters, typeVersion } = lmsNode('enroll-new-hires.json', 'Enroll in onboarding');
 		expect(parameters.ifAlreadyEnrolled).toBe('returnExisting');
 		const scope = lmsApi()
-			.post('/api/v1/enrollments', { student_id: 'usr_1', course_id: String(parameters.courseId) })
+			.post('/api/v1/enrollments', { student_id: 'usr_1', course_id: (parameters.courseId as string) })
 			.reply(201, { id: 'enr_1', student_id: 'usr_1', course_id: parameters.courseId, status: 'active' });
 
 		const { items } = await runNode(type, parameters, { credentials, typeVersion, items: users(1, 1) });

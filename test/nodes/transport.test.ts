@@ -5,7 +5,7 @@ import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
 import { lmsApiBaseUrl, MAX_RETRY_WAIT_SECONDS, retryAfterSeconds } from '../../nodes/shared/transport';
 import { pinTypeVersion, runNode, testCredential } from '../helpers/n8n';
-import { API_KEY, credentials, listPage, lmsApi, ORIGIN, problem, users } from '../helpers/lms-api-mock';
+import { API_KEY, credentials, lmsApi, ORIGIN, problem, users } from '../helpers/lms-api-mock';
 
 // Version 1's parameters: these tests go on proving that workflows saved with version 1 run unchanged.
 pinTypeVersion(1);

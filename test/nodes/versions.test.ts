@@ -111,13 +111,13 @@ describe('version-1 nodes against the real server', () => {
 
 	/** "GET /users?email={email}" with the input's fields filled in. */
 	function expectedPath(template: string, input: IDataObject | undefined): string {
-		return template.replace(/^GET /, '').replace(/\{(\w+)\}/g, (_m, field: string) => encodeURIComponent(String(input?.[field])));
+		return template.replace(/^GET /, '').replace(/\{(\w+)\}/g, (_m, field: string) => encodeURIComponent(input?.[field] as string));
 	}
 
 	it.each(v1Nodes.map((node) => [node.name, node] as const))('%s answers what the API answers', async (_name, saved) => {
 		const type = NODES[saved.type] as AnyNodeType;
 		const input = saved.input ? inputs[saved.input] : undefined;
-		const { items, error } = await runNode(type, saved.parameters as INodeParameters, {
+		const { items, error } = await runNode(type, saved.parameters, {
 			...as(),
 			typeVersion: saved.typeVersion,
 			items: input ? [input] : undefined,
@@ -161,7 +161,7 @@ describe('version-1 nodes against the real server', () => {
 				const parameters = JSON.parse(
 					JSON.stringify(node.parameters)
 						.replace(/\$\('[^']+'\)\.item\.json/g, '$json')
-						.replace('crs_REPLACE_WITH_ONBOARDING_COURSE_ID', String(inputs.enrollment.course_id)),
+						.replace('crs_REPLACE_WITH_ONBOARDING_COURSE_ID', (inputs.enrollment.course_id as string)),
 				) as INodeParameters;
 				const { items, error } = await runNode(NODES[node.type], parameters, { ...as(), typeVersion: 1, items: [item] });
 				expect(error).toBeUndefined();

@@ -96,6 +96,7 @@ describe('500 internal_error', () => {
 
 	test('a thrown non-Error value is a 500 too', async () => {
 		jest.spyOn(User, 'findOne').mockImplementation(() => {
+			// eslint-disable-next-line @typescript-eslint/only-throw-error -- the point: a thrown non-Error
 			throw 'a string';
 		});
 		expectProblem(await call(server, `/api/v1/users/${world.users.alice.id}`, { key: world.keys.all }), 500, 'internal_error');

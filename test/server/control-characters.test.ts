@@ -18,6 +18,7 @@ const NASTY = [
 	['a bidi override', 'abc\u202edcb'],
 ];
 // (No NUL byte: an argv string cannot carry one. The settings form test sends one.)
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
 
 let server: TestServer;

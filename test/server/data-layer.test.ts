@@ -162,7 +162,7 @@ describe(`data layer (${testDialect()})`, () => {
 		expect(created).toHaveLength(1);
 		const winner = (created[0] as PromiseFulfilledResult<{ id: string }>).value.id;
 		for (const r of results.filter((x) => x.status === 'rejected')) {
-			const reason = (r as PromiseRejectedResult).reason as RuleError;
+			const reason = (r).reason as RuleError;
 			expect(reason).toBeInstanceOf(RuleError);
 			expect({ code: reason.code, id: reason.details.enrollmentId }).toEqual({ code: 'already_enrolled', id: winner });
 		}

@@ -41,7 +41,7 @@ async function activeKeysLabelled(label: string): Promise<number> {
 
 function settle<T>(promises: Array<Promise<T>>) {
 	return Promise.allSettled(promises).then((results) => ({
-		won: results.filter((r): r is PromiseFulfilledResult<T> => r.status === 'fulfilled').map((r) => r.value),
+		won: results.filter((r): r is PromiseFulfilledResult<Awaited<T>> => r.status === 'fulfilled').map((r) => r.value),
 		lost: results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown),
 	}));
 }

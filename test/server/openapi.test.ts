@@ -111,7 +111,7 @@ test('each operation documents the scope the app enforces', () => {
 			for (const [method, operation] of Object.entries(operations)) {
 				const documented = doc.paths[`/api/v1${path.replace(/:(\w+)/g, '{$1}')}`][method];
 				// The feed checks per event type: either of the two read scopes opens it.
-				const scopes = operation!.scope === 'by-handler' ? ['read:enrollments', 'read:users'] : [operation!.scope];
+				const scopes = operation.scope === 'by-handler' ? ['read:enrollments', 'read:users'] : [operation.scope];
 				expect(documented.security).toEqual(scopes.map((scope) => ({ bearerAuth: [scope] })));
 			}
 		}

@@ -31,7 +31,7 @@ const LIMIT = 6;
 async function startRedis(port: number): Promise<ChildProcess> {
 	const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'pipe' });
 	await new Promise<void>((resolve, reject) => {
-		child.stdout!.on('data', (chunk: Buffer) => {
+		child.stdout.on('data', (chunk: Buffer) => {
 			if (chunk.toString().includes('Ready to accept connections')) resolve();
 		});
 		child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
