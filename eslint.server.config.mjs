@@ -1,0 +1,63 @@
+// Lint for the server workspace (server/src) and the tests (test/). The root eslint.config.mjs is
+// n8n's strict community-node lint for nodes/ and credentials/ and ignores both folders; this one
+// is type-aware (typescript-eslint's recommendedTypeChecked, with the types of tsconfig.test.json,
+// which covers server/src and test/). `npm run lint` runs both.
+import js from '@eslint/js';
+import { globalIgnores } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+	// The settings pages' browser script is plain JavaScript served as it is.
+	globalIgnores(['**/dist/**', 'server/src/settings/assets/**']),
+	{
+		files: ['server/src/**/*.ts', 'test/**/*.ts'],
+		extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
+		languageOptions: {
+			parserOptions: {
+				project: './tsconfig.test.json',
+				tsconfigRootDir: import.meta.dirname,
+			},
+		},
+		linterOptions: { reportUnusedDisableDirectives: 'error' },
+		rules: {
+			// `_`-prefixed parameters are the ones a signature requires (Express's error handler).
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+		},
+	},
+	{
+		// Domain code knows nothing of HTTP. In a component folder, routes.ts and the files named
+		// after an HTTP operation are its web endpoints; every other file is domain code.
+		files: [
+			'server/src/{users,courses,enrollments,certificates,api-keys,events,webhooks,organizations,sign-in,search,common,db,demo}/**/*.ts',
+		],
+		ignores: ['**/{routes,get,list,create,update,delete}.ts'],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					patterns: [
+						{
+							group: ['express', '**/http', '**/http/*', '**/common/problem'],
+							message:
+								'Domain code knows nothing of HTTP: throw RuleError (common/rule-error.ts) and let http/rule-problems.ts answer it.',
+						},
+					],
+				},
+			],
+		},
+	},
+	{
+		files: ['test/**/*.ts'],
+		rules: {
+			// The tests read the API's JSON answers, which are `any` on purpose: the test states
+			// what it expects of them with expect(); typing every body would restate the API in
+			// types the server does not share. Everything else (floating promises, unbound
+			// methods, awaiting non-promises) holds for tests as for the server.
+			'@typescript-eslint/no-unsafe-argument': 'off',
+			'@typescript-eslint/no-unsafe-assignment': 'off',
+			'@typescript-eslint/no-unsafe-call': 'off',
+			'@typescript-eslint/no-unsafe-member-access': 'off',
+			'@typescript-eslint/no-unsafe-return': 'off',
+		},
+	},
+);
