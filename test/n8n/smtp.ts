@@ -22,10 +22,10 @@ export class SmtpSink {
 	) {}
 
 	static async start(): Promise<SmtpSink> {
-		let sink: SmtpSink | undefined;
-		const server = createServer((socket) => sink!.serve(socket));
+		// Connections arrive only once it listens, by when `sink` exists.
+		const server = createServer((socket) => sink.serve(socket));
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		sink = new SmtpSink(server, (server.address() as { port: number }).port);
+		const sink = new SmtpSink(server, (server.address() as { port: number }).port);
 		return sink;
 	}
 

@@ -137,7 +137,7 @@ describe('feed events', () => {
 
 		// The same event, by webhook: the same item, so a workflow can switch triggers.
 		const deadline = Date.now() + 10_000;
-		const delivered = () => host.runs.flat().map((item) => item.json as IDataObject);
+		const delivered = () => host.runs.flat().map((item) => item.json);
 		while (expected.some((event) => !delivered().some((item) => item.event_id === event.id)) && Date.now() < deadline) await settle();
 		for (const item of items) expect(delivered().find((candidate) => candidate.event_id === item.event_id)).toEqual(item);
 

@@ -83,7 +83,7 @@ it('stays exact under concurrent creations, duplicate enrollments and transition
 			),
 		),
 	);
-	const students = created.filter((u): u is Awaited<ReturnType<typeof createUser>> => !(u instanceof Error) && u.role === 'student');
+	const students = created.filter((u): u is Awaited<ReturnType<typeof createUser>> => !(u instanceof Error) && (u as Awaited<ReturnType<typeof createUser>>).role === 'student');
 	expect(students.length).toBeGreaterThan(0);
 
 	// Each enrollment requested twice at once: one 201, one 409, counted once.
