@@ -87,7 +87,7 @@ it('LMS Trigger v2: a completion and a new user after activation come in one exe
 	const userId = (JSON.parse(created) as { id: string }).id;
 
 	const executions = await n8n.finishedExecutions(workflowId, 1, 90_000, 'the poll that reads the feed');
-	const items = executions.flatMap((execution) => execution.run.nodes['LMS Trigger'].items) as Array<Record<string, unknown>>;
+	const items = executions.flatMap<Record<string, unknown>>((execution) => execution.run.nodes['LMS Trigger'].items);
 	const { data: events } = await api<{ data: Array<{ id: string; type: string; created_at: string; data: { object: Record<string, unknown> } }> }>(
 		'/events?type=enrollment.completed,user.created&limit=100',
 	);
