@@ -1,5 +1,6 @@
 import { loadConfig } from '../../server/src/config';
-import { Course } from '../../server/src/db';
+import { processReads } from '../../server/src/db';
+import type { Statement } from '../../server/src/db/reads';
 import { createLogger } from '../../server/src/http/logging';
 import { startServer, type RunningServer } from '../../server/src/server';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
@@ -28,10 +29,12 @@ test('listens on an ephemeral port and reports its origin', () => {
 test('close() lets an in-flight request finish, then refuses new connections', async () => {
 	let release!: () => void;
 	const gate = new Promise<void>((resolve) => (release = resolve));
-	const realFindAll = Course.findAll.bind(Course);
-	const spy = jest.spyOn(Course, 'findAll').mockImplementation(async (...args: Parameters<typeof Course.findAll>) => {
-		await gate;
-		return realFindAll(...args);
+	const reads = processReads();
+	const realRows = reads.rows.bind(reads);
+	// The courses page waits at the gate; everything else (the key lookup) goes through.
+	const spy = jest.spyOn(reads, 'rows').mockImplementation(async <R>(statement: Statement, params: readonly unknown[]) => {
+		if (statement.sql.includes('FROM courses')) await gate;
+		return realRows<R>(statement, params);
 	});
 	const base = { baseUrl: server.url };
 	const inFlight = call(base, '/api/v1/courses', { key: world.keys.all });

@@ -6,11 +6,24 @@ import { ApiKey, connect, Course, migrate, Organization, User } from '../../serv
 import { openDatabase } from '../../server/src/db/database';
 import { enrollStudent } from '../../server/src/enrollments/enroll';
 import { migrator } from '../../server/src/db/migrate';
-import { pageOf } from '../../server/src/http/list';
-import { searchWhere } from '../../server/src/search/words';
+import { countRows, readPage, type PageRequest, type Table } from '../../server/src/db/table';
+import { Where } from '../../server/src/db/where';
+import { USERS, userConditions } from '../../server/src/users/queries';
 import { createOrganization } from '../../server/src/organizations/service';
 import { createUser } from '../../server/src/users/service';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database';
+
+/** A list page and its counted total, as the list endpoints read them (db/table.ts). */
+async function pageOf<R>(table: Table<R>, where: Where, page: PageRequest): Promise<{ rows: R[]; total: number }> {
+	const [rows, total] = await Promise.all([readPage(table, where, page), countRows(table, where)]);
+	return { rows, total };
+}
+const inOrganization = (organizationId: string) => new Where().equals('organization_id', organizationId);
+function searching(organizationId: string, search: string): Where {
+	const where = new Where();
+	userConditions(where, organizationId, { search });
+	return where;
+}
 
 /**
  * The data layer behaves the same on SQLite and PostgreSQL (run this file under both:
@@ -89,7 +102,7 @@ describe(`data layer (${testDialect()})`, () => {
 		const made = [];
 		for (const name of names) made.push(await createUser({ organization: org, email: `${made.length}@collate.example`, name, role: 'student', password: undefined }));
 		const found = async (text: string) =>
-			(await pageOf(User, searchWhere(sequelize, 'user', org.id, text), page)).rows.map((u) => u.name).sort();
+			(await pageOf(USERS, searching(org.id, text), page)).rows.map((u) => u.name).sort();
 		expect(await found('åN')).toEqual(['Zoë Ångström']);
 		expect(await found('an')).toEqual(['Anders Zorn']);
 		expect(await found('zo')).toEqual(['Anders Zorn', 'Zoë Ångström']);
@@ -100,8 +113,7 @@ describe(`data layer (${testDialect()})`, () => {
 		const made = await Promise.all(
 			Array.from({ length: 12 }, (_, i) => createUser({ organization: org, email: `race${i}@race.example`, name: `Racer Number${i}`, role: 'student', password: undefined })),
 		);
-		const where = searchWhere(sequelize, 'user', org.id, 'RACER');
-		const { rows, total } = await pageOf(User, where, { page: 1, perPage: 50 });
+		const { rows, total } = await pageOf(USERS, searching(org.id, 'RACER'), { page: 1, perPage: 50 });
 		expect(total).toBe(12);
 		expect(rows.map((u) => u.id).sort()).toEqual(made.map((u) => u.id).sort());
 	});
@@ -128,16 +140,45 @@ describe(`data layer (${testDialect()})`, () => {
 			await User.create({ id, organizationId: other.id, name: id, email: `tie${n}@ties.example`, role: 'student', passwordHash: null, createdAt });
 		}
 		const expected = [...ids].sort();
-		const { rows, total } = await pageOf(User, { organizationId: other.id }, { page: 1, perPage: 100 });
+		const { rows, total } = await pageOf(USERS, inOrganization(other.id), { page: 1, perPage: 100 });
 		expect(total).toBe(ids.length);
 		expect(rows.map((u) => u.id)).toEqual(expected);
 		const paged: string[] = [];
 		for (let page = 1; page <= Math.ceil(ids.length / 2); page++) {
-			paged.push(...(await pageOf(User, { organizationId: other.id }, { page, perPage: 2 })).rows.map((u) => u.id));
+			paged.push(...(await pageOf(USERS, inOrganization(other.id), { page, perPage: 2 })).rows.map((u) => u.id));
 		}
 		expect(paged).toEqual(expected);
-		const past = await pageOf(User, { organizationId: other.id }, { page: 50, perPage: 2 });
+		const past = await pageOf(USERS, inOrganization(other.id), { page: 50, perPage: 2 });
 		expect(past).toEqual({ rows: [], total: ids.length });
+	});
+
+	test('deep pages (read as ids first, then rows) hold the same rows in the same order as shallow ones', async () => {
+		const deep = await Organization.create({ name: 'Deep', slug: 'deep', plan: 'enterprise' });
+		const base = Date.UTC(2024, 0, 1);
+		// 1,250 users, every fifth pair created in the same millisecond (ties broken by id).
+		const users = Array.from({ length: 1250 }, (_, n) => ({
+			organizationId: deep.id,
+			name: `Deep ${n}`,
+			email: `deep${n}@deep.example`,
+			emailLower: `deep${n}@deep.example`,
+			role: 'student' as const,
+			passwordHash: null,
+			createdAt: new Date(base + Math.floor(n / 2) * 1000),
+		}));
+		for (let i = 0; i < users.length; i += 250) await User.bulkCreate(users.slice(i, i + 250));
+		const all = await User.findAll({ where: { organizationId: deep.id }, attributes: ['id', 'createdAt'] });
+		const expected = all
+			.map((u) => ({ id: u.id, at: u.createdAt.getTime() }))
+			.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+			.map((u) => u.id);
+		// Offsets 1,000 and beyond take the deferred join; 950 does not.
+		for (const page of [20, 21, 22, 25]) {
+			const { rows, total } = await pageOf(USERS, inOrganization(deep.id), { page, perPage: 50 });
+			expect(total).toBe(1250);
+			expect(rows.map((u) => u.id)).toEqual(expected.slice((page - 1) * 50, page * 50));
+			expect(rows.every((u) => u.createdAt instanceof Date && u.email.endsWith('@deep.example'))).toBe(true);
+		}
+		expect((await pageOf(USERS, inOrganization(deep.id), { page: 26, perPage: 50 })).rows).toEqual([]);
 	});
 
 	test('e-mail is unique ignoring case, and the duplicate is a rule error, not a crash', async () => {

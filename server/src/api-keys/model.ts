@@ -6,6 +6,11 @@ import type { Organization } from '../organizations/model';
 export const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** The scopes of a stored, space-separated list. */
+export function scopeList(scopes: string): Scope[] {
+	return scopes.split(' ').filter(Boolean) as Scope[];
+}
+
 export const KEY_STATUSES = ['active', 'rotated', 'revoked'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 
@@ -29,7 +34,7 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 	declare updatedAt: CreationOptional<Date>;
 
 	get scopeList(): NonAttribute<Scope[]> {
-		return this.scopes.split(' ').filter(Boolean) as Scope[];
+		return scopeList(this.scopes);
 	}
 
 	static initModel(sequelize: Sequelize): void {

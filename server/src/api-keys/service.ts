@@ -1,12 +1,13 @@
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
 import { hasControlCharacters } from '../common/text';
-import { buildRows, selectList } from '../db/hot-path';
-import { Organization } from '../organizations/model';
+import { processReads } from '../db';
+import { Organization, type Plan } from '../organizations/model';
 import { hasApiAccess } from '../organizations/plan';
 import { generateKey, hashKey, isWellFormedKey, maskKey } from './key-format';
-import { ApiKey, AuditEvent, SCOPES, type AuditAction, type Scope } from './model';
+import { ApiKey, AuditEvent, SCOPES, scopeList, type AuditAction, type Scope } from './model';
+import { KEY_LOOKUP, type KeyLookupRow } from './queries';
 
 /**
  * The one place for the key rules. The settings page and the CLI both call this module, so
@@ -250,9 +251,10 @@ export function listAuditEvents(organizationId: string, limit = 100): Promise<Au
 	});
 }
 
+/** Who is calling: the key (and what it may do) and its organization. */
 export interface Caller {
-	apiKey: ApiKey;
-	organization: Organization;
+	apiKey: { id: string; scopeList: Scope[]; lastUsedAt: Date | null };
+	organization: { id: string; plan: Plan };
 }
 
 /**
@@ -262,45 +264,18 @@ export interface Caller {
  */
 export async function authenticate(token: string): Promise<Caller> {
 	if (!isWellFormedKey(token)) throw new AuthError('invalid_api_key');
-	// One indexed query (key_hash is unique) for the key and its organization, read fresh each
-	// time; a LEFT JOIN so that the checks below keep their order (revoked before organization).
-	const rows = await sequelizeOf().query<Record<string, unknown>>(authenticateSql(), {
-		type: QueryTypes.SELECT,
-		replacements: { keyHash: hashKey(token) },
-	});
-	if (rows.length === 0) throw new AuthError('invalid_api_key');
-	const { apiKeyRow, organizationRow } = splitRow(rows[0]);
-	const [apiKey] = buildRows(ApiKey, [apiKeyRow]);
-	if (apiKey.status === 'revoked') throw new AuthError('api_key_revoked');
-	if (apiKey.status === 'rotated') throw new AuthError('api_key_rotated');
-	if (organizationRow.id == null) throw new AuthError('invalid_api_key');
-	const [organization] = buildRows(Organization, [organizationRow]);
+	const [row] = await processReads().rows<KeyLookupRow>(KEY_LOOKUP, [hashKey(token)]);
+	if (row === undefined) throw new AuthError('invalid_api_key');
+	if (row.status === 'revoked') throw new AuthError('api_key_revoked');
+	if (row.status === 'rotated') throw new AuthError('api_key_rotated');
+	if (row.organizationId === null || row.plan === null) throw new AuthError('invalid_api_key');
+	const apiKey = { id: row.id, scopeList: scopeList(row.scopes), lastUsedAt: row.lastUsedAt };
 	touchLastUsed(apiKey);
-	return { apiKey, organization };
-}
-
-let cachedAuthenticateSql: string | undefined;
-
-/** Built once from the models' attributes (column names only; no data is cached). */
-function authenticateSql(): string {
-	cachedAuthenticateSql ??=
-		`SELECT ${selectList(ApiKey, 'k', 'k.')}, ${selectList(Organization, 'o', 'o.')} ` +
-		'FROM api_keys k LEFT JOIN organizations o ON o.id = k.organization_id WHERE k.key_hash = :keyHash';
-	return cachedAuthenticateSql;
-}
-
-function splitRow(row: Record<string, unknown>) {
-	const apiKeyRow: Record<string, unknown> = {};
-	const organizationRow: Record<string, unknown> = {};
-	for (const [name, value] of Object.entries(row)) {
-		if (name.startsWith('k.')) apiKeyRow[name.slice(2)] = value;
-		else if (name.startsWith('o.')) organizationRow[name.slice(2)] = value;
-	}
-	return { apiKeyRow, organizationRow };
+	return { apiKey, organization: { id: row.organizationId, plan: row.plan } };
 }
 
 /** At most one write a minute per key, and the condition keeps it so across instances. */
-function touchLastUsed(apiKey: ApiKey): void {
+function touchLastUsed(apiKey: Caller['apiKey']): void {
 	const now = Date.now();
 	if (apiKey.lastUsedAt && now - apiKey.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
 	const staleBefore = new Date(now - LAST_USED_RESOLUTION_MS);

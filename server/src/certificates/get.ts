@@ -1,11 +1,6 @@
 import { getEndpoint } from '../http/get-one';
-import { Certificate } from './model';
+import { CERTIFICATES } from './queries';
 import { serializeCertificate } from './serialize';
 
 /** GET /api/v1/certificates/{id} */
-export const getCertificate = getEndpoint({
-	model: Certificate,
-	idKind: 'certificate',
-	noun: 'certificate',
-	serialize: serializeCertificate,
-});
+export const getCertificate = getEndpoint({ table: CERTIFICATES, idKind: 'certificate', noun: 'certificate', serialize: serializeCertificate });

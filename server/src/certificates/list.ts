@@ -1,10 +1,9 @@
 import Joi from 'joi';
-import { Op } from 'sequelize';
 
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { idParam } from '../http/validate';
-import { Certificate } from './model';
+import { CERTIFICATES, certificateConditions, type CertificateRow } from './queries';
 import { serializeCertificate } from './serialize';
 
 /**
@@ -28,30 +27,14 @@ const dateTimeParam = () =>
 		.custom((value: string, helpers) => (isDateTime(value) ? value : helpers.error('string.dateTime')))
 		.messages({ 'string.dateTime': '{{#label}} must be an ISO 8601 date-time with an offset, such as 2026-05-01T00:00:00Z' });
 
-/**
- * GET /api/v1/certificates, filtered by `student_id`, `course_id` and the expiry window:
- * `expires_after` < expires_at < `expires_before`, both bounds excluded. A certificate that
- * never expires (expires_at null) is in no window.
- */
+/** GET /api/v1/certificates, filtered by `student_id`, `course_id` and the expiry window (certificates/queries.ts). */
 export const listCertificates = listEndpoint<
-	Certificate,
+	CertificateRow,
 	{ student_id: string; course_id: string; expires_before: string; expires_after: string }
 >({
-	model: Certificate,
+	table: CERTIFICATES,
 	filters: { student_id: idParam('user'), course_id: idParam('course'), expires_before: dateTimeParam(), expires_after: dateTimeParam() },
-	where: (organizationId, { student_id, course_id, expires_before, expires_after }) => ({
-		organizationId,
-		...(student_id !== undefined ? { studentId: student_id } : {}),
-		...(course_id !== undefined ? { courseId: course_id } : {}),
-		...(expires_before !== undefined || expires_after !== undefined
-			? {
-					expiresAt: {
-						...(expires_before !== undefined ? { [Op.lt]: new Date(expires_before) } : {}),
-						...(expires_after !== undefined ? { [Op.gt]: new Date(expires_after) } : {}),
-					},
-				}
-			: {}),
-	}),
+	where: certificateConditions,
 	serialize: serializeCertificate,
 	counter: ({ student_id, course_id, expires_before, expires_after }) =>
 		student_id === undefined && expires_before === undefined && expires_after === undefined

@@ -1,7 +1,7 @@
 import { iso } from '../common/time';
-import type { Certificate } from './model';
+import type { CertificateRow } from './queries';
 
-export function serializeCertificate(certificate: Certificate) {
+export function serializeCertificate(certificate: CertificateRow) {
 	return {
 		id: certificate.id,
 		student_id: certificate.studentId,

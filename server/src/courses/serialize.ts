@@ -1,8 +1,8 @@
 import { iso } from '../common/time';
-import type { Course } from './model';
+import type { CourseRow } from './queries';
 
 /** Only published courses ever reach the API, so `status` is always `published` here. */
-export function serializeCourse(course: Course) {
+export function serializeCourse(course: CourseRow) {
 	return {
 		id: course.id,
 		title: course.title,

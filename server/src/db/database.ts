@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { dirname, resolve } from 'node:path';
 import { Sequelize, Transaction, type Options, type TransactionOptions } from 'sequelize';
 
+import { attachReads, postgresReads, sqliteReads } from './reads';
 import { sqliteDriver } from './sqlite-driver';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -93,6 +94,7 @@ export async function openDatabase({ databaseUrl, poolMax = 10 }: DatabaseOption
 			retry: { max: 10, match: [/SQLITE_BUSY/] },
 		});
 		serialiseTransactions(sequelize);
+		attachReads(sequelize, () => sqliteReads(storage));
 		await sequelize.query('PRAGMA journal_mode = WAL');
 		await sequelize.query('PRAGMA synchronous = NORMAL');
 	} else {
@@ -102,6 +104,7 @@ export async function openDatabase({ databaseUrl, poolMax = 10 }: DatabaseOption
 			pool: { max: poolMax, min: 0, idle: 10_000, acquire: 30_000 },
 		});
 		await sequelize.authenticate();
+		attachReads(sequelize, () => postgresReads(databaseUrl, poolMax));
 	}
 	return sequelize;
 }

@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 
 import { openDatabase, type DatabaseOptions } from './database';
 import { initModels, Organization } from './models';
+import { readsOf, type Reads } from './reads';
 
 export { dialectOf, sqliteFile } from './database';
 export { migrate } from './migrate';
@@ -27,4 +28,9 @@ export function processDatabase(): Sequelize {
 	const sequelize = Organization.sequelize;
 	if (!sequelize) throw new Error('connect() has not run: the models are bound to no database');
 	return sequelize;
+}
+
+/** The read handle of the process's database (db/reads.ts): prepared statements for the per-request reads. */
+export function processReads(): Reads {
+	return readsOf(processDatabase());
 }

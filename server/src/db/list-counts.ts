@@ -1,4 +1,5 @@
-import type { Sequelize } from 'sequelize';
+import { processReads } from './index';
+import { statement } from './reads';
 
 /**
  * A list's exact total from the counters the 0009 migration's triggers keep (list_counts), for
@@ -11,11 +12,10 @@ export interface Counter {
 	filter: string;
 }
 
-export async function countedTotal(sequelize: Sequelize, organizationId: string, { list, filter }: Counter): Promise<number> {
-	const [row] = (await sequelize.query('SELECT n FROM list_counts WHERE organization_id = ? AND list = ? AND filter = ?', {
-		replacements: [organizationId, list, filter],
-		type: 'SELECT',
-	})) as Array<{ n: number | string }>;
+const COUNTED = statement('SELECT n FROM list_counts WHERE organization_id = $1 AND list = $2 AND filter = $3');
+
+export async function countedTotal(organizationId: string, { list, filter }: Counter): Promise<number> {
+	const [row] = await processReads().rows<{ n: number | string }>(COUNTED, [organizationId, list, filter]);
 	return row === undefined ? 0 : Number(row.n);
 }
 

@@ -1,11 +1,6 @@
 import { getEndpoint } from '../http/get-one';
-import { Enrollment } from './model';
+import { ENROLLMENTS } from './queries';
 import { serializeEnrollment } from './serialize';
 
 /** GET /api/v1/enrollments/{id} */
-export const getEnrollment = getEndpoint({
-	model: Enrollment,
-	idKind: 'enrollment',
-	noun: 'enrollment',
-	serialize: serializeEnrollment,
-});
+export const getEnrollment = getEndpoint({ table: ENROLLMENTS, idKind: 'enrollment', noun: 'enrollment', serialize: serializeEnrollment });

@@ -1,7 +1,7 @@
 import { iso } from '../common/time';
-import type { Enrollment } from './model';
+import type { EnrollmentRow } from './queries';
 
-export function serializeEnrollment(enrollment: Enrollment) {
+export function serializeEnrollment(enrollment: EnrollmentRow) {
 	return {
 		id: enrollment.id,
 		student_id: enrollment.studentId,

@@ -1,8 +1,6 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
-
 import { RuleError } from '../common/rule-error';
-import { toDate } from '../db/hot-path';
-import { Event } from './model';
+import { processDatabase, processReads } from '../db';
+import { statement, toDate } from '../db/reads';
 import type { EventType } from './types';
 
 /**
@@ -34,12 +32,12 @@ export interface EventRow {
 	id: string;
 	type: EventType;
 	data: string;
+	/** A Date from the read path; text when read through Sequelize on SQLite (the webhook worker). */
 	created_at: Date | string;
 }
 
-function database(): { sequelize: Sequelize; visible: string } {
-	const sequelize = Event.sequelize!;
-	return { sequelize, visible: VISIBLE[sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite'] };
+function visible(): string {
+	return VISIBLE[processDatabase().getDialect() === 'postgres' ? 'postgres' : 'sqlite'];
 }
 
 export interface FeedQuery {
@@ -54,11 +52,11 @@ export interface FeedQuery {
 const notOurs = () =>
 	new RuleError('unknown_event', 'after must be the id of an event of your organization, as the feed returned it.', { field: 'after' });
 
+const LAST_PRUNED = statement('SELECT MAX(through) AS through FROM event_prunes');
+
 /** A cursor that names no event of the organization: cursor_expired if retention removed it, else unknown_event. */
-async function refuseCursor(sequelize: Sequelize, after: string): Promise<never> {
-	const [prune] = await sequelize.query<{ through: string | null }>('SELECT MAX(through) AS through FROM event_prunes', {
-		type: QueryTypes.SELECT,
-	});
+async function refuseCursor(after: string): Promise<never> {
+	const [prune] = await processReads().rows<{ through: string | null }>(LAST_PRUNED, []);
 	if (prune?.through && after <= prune.through) {
 		throw new RuleError(
 			'cursor_expired',
@@ -74,23 +72,22 @@ async function refuseCursor(sequelize: Sequelize, after: string): Promise<never>
  * page after it: the feed is polled, and every round trip counts.
  */
 export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
-	const { sequelize, visible } = database();
 	const { organizationId, after, limit } = query;
 	if (after !== undefined && !EVENT_ID.test(after)) throw notOurs();
 	const bind: unknown[] = [organizationId, after ?? 'evt_', limit + 1];
 	const typeFilter = query.types ? `AND type IN (${query.types.map((t) => `$${bind.push(t)}`).join(', ')})` : '';
 	const page = `SELECT id, type, data, created_at, NULL AS cursor_organization FROM events
-		WHERE organization_id = $1 AND id > $2 ${visible} ${typeFilter}
+		WHERE organization_id = $1 AND id > $2 ${visible()} ${typeFilter}
 		ORDER BY id LIMIT $3`;
 	const sql =
 		after === undefined
 			? page
-			: `SELECT id, NULL AS type, NULL AS data, NULL AS created_at, organization_id AS cursor_organization FROM events WHERE id = $2 ${visible}
+			: `SELECT id, NULL AS type, NULL AS data, NULL AS created_at, organization_id AS cursor_organization FROM events WHERE id = $2 ${visible()}
 				UNION ALL SELECT * FROM (${page}) AS page`;
-	const rows = await sequelize.query<EventRow & { cursor_organization: string | null }>(sql, { bind, type: QueryTypes.SELECT });
+	const rows = await processReads().rows<EventRow & { cursor_organization: string | null }>(statement(sql, ['created_at']), bind);
 	if (after !== undefined) {
 		const cursor = rows.find((r) => r.cursor_organization !== null);
-		if (!cursor) await refuseCursor(sequelize, after);
+		if (!cursor) await refuseCursor(after);
 		if (cursor!.cursor_organization !== organizationId) throw notOurs();
 	}
 	// UNION ALL promises no order: put the page back in id order.
@@ -102,11 +99,8 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
 /** One served event of the organization, or undefined. */
 export async function findEvent(organizationId: string, id: string): Promise<EventRow | undefined> {
 	if (!EVENT_ID.test(id)) return undefined;
-	const { sequelize, visible } = database();
-	const [row] = await sequelize.query<EventRow>(
-		`SELECT id, type, data, created_at FROM events WHERE organization_id = $1 AND id = $2 ${visible}`,
-		{ bind: [organizationId, id], type: QueryTypes.SELECT },
-	);
+	const sql = `SELECT id, type, data, created_at FROM events WHERE organization_id = $1 AND id = $2 ${visible()}`;
+	const [row] = await processReads().rows<EventRow>(statement(sql, ['created_at']), [organizationId, id]);
 	return row;
 }
 
@@ -115,7 +109,7 @@ export async function findEvent(organizationId: string, id: string): Promise<Eve
  * when the event was written, so it is spliced in as it is rather than parsed and written again.
  */
 export function eventJson(row: EventRow): string {
-	const created = (toDate(row.created_at) as Date).toISOString();
+	const created = toDate(row.created_at)!.toISOString();
 	return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":"${created}","data":{"object":${row.data}}}`;
 }
 
@@ -124,7 +118,7 @@ export function serializeEvent(row: EventRow) {
 	return {
 		id: row.id,
 		type: row.type,
-		created_at: (toDate(row.created_at) as Date).toISOString(),
+		created_at: toDate(row.created_at)!.toISOString(),
 		data: { object: JSON.parse(row.data) as object },
 	};
 }

@@ -4,7 +4,7 @@ import Joi from 'joi';
 import type { Scope } from '../api-keys/model';
 import { problems } from '../common/problem';
 import { callerOf } from '../http/auth';
-import { integerParam, parseQuery } from '../http/validate';
+import { integerParam, parseQuery, type QuerySchema } from '../http/validate';
 import { eventJson, readFeed } from './feed';
 import { EVENT_SCOPES, EVENT_TYPES, scopeOf, TYPE_PREFIXES, typesNamedBy, type EventType } from './types';
 
@@ -13,7 +13,7 @@ export const MAX_EVENT_LIMIT = 100;
 
 const TYPE_LIST = `one or more of ${[...EVENT_TYPES, ...TYPE_PREFIXES].join(', ')}, separated by commas`;
 
-const querySchema = Joi.object<{ after?: string; type?: EventType[]; limit?: number }>({
+const querySchema: QuerySchema = {
 	after: Joi.string().max(100),
 	type: Joi.string()
 		.max(1000)
@@ -24,7 +24,7 @@ const querySchema = Joi.object<{ after?: string; type?: EventType[]; limit?: num
 		})
 		.messages({ 'any.invalid': `type must be ${TYPE_LIST}`, 'string.empty': `type must be ${TYPE_LIST}` }),
 	limit: integerParam(1, MAX_EVENT_LIMIT),
-});
+};
 
 /** The event types a key's scopes let it read; 403 if none. */
 export function visibleTypes(scopes: readonly Scope[]): EventType[] {
@@ -38,7 +38,10 @@ export const listEvents: RequestHandler = async (req, res) => {
 	const caller = callerOf(res);
 	// Scope before validation, as for every endpoint: a key that can see no event learns that first.
 	const visible = visibleTypes(caller.apiKey.scopeList);
-	const { after, type, limit = DEFAULT_EVENT_LIMIT } = parseQuery(querySchema, req.query as Record<string, unknown>);
+	const { after, type, limit = DEFAULT_EVENT_LIMIT } = parseQuery<{ after?: string; type?: EventType[]; limit?: number }>(
+		querySchema,
+		req.query,
+	);
 	const hidden = type?.find((t) => !visible.includes(t));
 	if (hidden) throw problems.insufficientScope(scopeOf(hidden));
 	// Ask for exactly what was named; with no filter, everything the key may see (no filter at all when that is every type).

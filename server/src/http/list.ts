@@ -1,83 +1,45 @@
 import type { Request, RequestHandler } from 'express';
 import Joi from 'joi';
-import type { FindOptions, Model, ModelStatic, WhereOptions } from 'sequelize';
 
-import { readableRows, SKIP_SQLITE_COLUMN_TYPES } from '../db/hot-path';
 import { countedTotal, type Counter } from '../db/list-counts';
+import { countRows, readPage, type Table } from '../db/table';
+import { Where } from '../db/where';
 import { callerOf } from './auth';
-import { integerParam, parseQuery } from './validate';
+import { integerParam, parseQuery, type QuerySchema } from './validate';
 
 /**
  * Every list endpoint: the same query rules, envelope, order and Link header. A list only
- * says which model, which filters and how to show a row.
+ * says which table (its component's queries.ts), which filters and how to show a row; the SQL
+ * is made in db/table.ts.
  */
 
 export const DEFAULT_PER_PAGE = 50;
 export const MAX_PER_PAGE = 100;
 const MAX_PAGE = 2_147_483_647;
 
-export interface ListDefinition<M extends Model, F extends Record<string, string>> {
-	model: ModelStatic<M>;
+export interface ListDefinition<R, F extends Record<string, string>> {
+	table: Table<R>;
 	/** Joi schemas of the filters this list accepts, by query parameter name. */
 	filters: { [K in keyof F]-?: Joi.Schema };
-	/** The rows a caller may see with these filters; always scoped to the caller's organization. */
-	where(organizationId: string, filters: Partial<F>): WhereOptions;
-	/** Reads attributes as properties only: it gets plain rows when the model has no custom getters. */
-	serialize(row: M): object;
+	/** Adds the filters' conditions; the organization scope is already in `where`. */
+	where(where: Where, filters: Partial<F>, organizationId: string): void;
+	serialize(row: R): object;
 	/**
 	 * The counter that holds this list's total with these filters (db/list-counts.ts), or
 	 * undefined for a filter no counter covers (a student, an e-mail, a search, a date window:
 	 * those are counted through their index, which only reads the matching rows).
 	 */
 	counter?(filters: Partial<F>): Counter | undefined;
+	/**
+	 * Whether the organization scope is left to `where` (a search scopes through its index and
+	 * checks the record's organization in a way that keeps the planner off the list-order index).
+	 */
+	scopesItself?(filters: Partial<F>): boolean;
 }
 
 interface Page {
 	page: number;
 	perPage: number;
-}
-
-/**
- * Up to this many skipped rows, a page is read in one query. Beyond it, reading whole rows only
- * to skip them costs more than a second query: PostgreSQL fetches every skipped row from the
- * table (≈ 490 ms to reach offset 999,900 of 1M users, against ≈ 140 ms through the index alone).
- */
-const DEFERRED_JOIN_FROM_OFFSET = 1_000;
-
-const ORDER: Array<[string, string]> = [
-	['createdAt', 'ASC'],
-	['id', 'ASC'],
-];
-
-/**
- * Pages through `where` in (created_at, id) order; the count uses the same where. Near the
- * start of a list the page is one query. Deep pages stay cheap by paging over ids only (served
- * from the (organization, …, created_at, id) indexes, without touching the table) and then
- * loading just the rows of this page: a deferred join.
- */
-export async function pageOf<M extends Model>(
-	model: ModelStatic<M>,
-	where: WhereOptions,
-	{ page, perPage }: Page,
-	countedTotal?: () => Promise<number>,
-) {
-	const offset = (page - 1) * perPage;
-	const deferred = offset >= DEFERRED_JOIN_FROM_OFFSET;
-	const [pageRows, total] = await Promise.all([
-		rawRows(model, { ...(deferred ? { attributes: ['id'] } : {}), where, order: ORDER, limit: perPage, offset }),
-		countedTotal ? countedTotal() : model.count({ where, ...SKIP_SQLITE_COLUMN_TYPES }),
-	]);
-	if (!deferred) return { rows: readableRows(model, pageRows), total };
-	const ids = pageRows.map((r) => r.id as string);
-	const byId = new Map(
-		(ids.length === 0 ? [] : await rawRows(model, { where: { id: ids } })).map((row) => [row.id, row]),
-	);
-	const rows = ids.map((id) => byId.get(id)).filter((row) => row !== undefined);
-	return { rows: readableRows(model, rows), total };
-}
-
-function rawRows<M extends Model>(model: ModelStatic<M>, options: FindOptions): Promise<Array<Record<string, unknown>>> {
-	return model.findAll({ ...options, raw: true, ...SKIP_SQLITE_COLUMN_TYPES }) as unknown as Promise<Array<Record<string, unknown>>>;
 }
 
 /** `first`, `prev`, `next`, `last` (those that exist), absolute, keeping the caller's filters. */
@@ -96,29 +58,27 @@ export function linkHeader(req: Request, filters: Record<string, string>, { page
 }
 
 /** Builds the GET handler of one list endpoint. */
-export function listEndpoint<M extends Model, F extends Record<string, string>>(
-	definition: ListDefinition<M, F>,
-): RequestHandler {
-	const schema = Joi.object({
+export function listEndpoint<R, F extends Record<string, string>>(definition: ListDefinition<R, F>): RequestHandler {
+	const schema: QuerySchema = {
 		page: integerParam(1, MAX_PAGE),
 		per_page: integerParam(1, MAX_PER_PAGE),
 		...definition.filters,
-	});
+	};
 	return async (req, res) => {
-		const { page = 1, per_page: perPage = DEFAULT_PER_PAGE, ...filters } = parseQuery(
-			schema as Joi.ObjectSchema<{ page?: number; per_page?: number } & Partial<F>>,
-			req.query as Record<string, unknown>,
-		);
+		const {
+			page = 1,
+			per_page: perPage = DEFAULT_PER_PAGE,
+			...query
+		} = parseQuery<{ page?: number; per_page?: number } & Partial<F>>(schema, req.query);
+		const filters = query as Partial<F>;
 		const organizationId = callerOf(res).organization.id;
-		const where = definition.where(organizationId, filters as Partial<F>);
-		const counter = definition.counter?.(filters as Partial<F>);
-		const { rows, total } = await pageOf(
-			definition.model,
-			where,
-			{ page, perPage },
-			counter && (() => countedTotal(definition.model.sequelize!, organizationId, counter)),
-		);
-		res.setHeader('Link', linkHeader(req, filters as Record<string, string>, { page, perPage }, total));
-		res.json({ data: rows.map((row) => definition.serialize(row)), pagination: { page, per_page: perPage, total } });
+		const where = new Where();
+		if (!definition.scopesItself?.(filters)) where.equals('organization_id', organizationId);
+		definition.where(where, filters, organizationId);
+		const counter = definition.counter?.(filters);
+		const total = counter ? countedTotal(organizationId, counter) : countRows(definition.table, where);
+		const [rows, count] = await Promise.all([readPage(definition.table, where, { page, perPage }), total]);
+		res.setHeader('Link', linkHeader(req, filters as Record<string, string>, { page, perPage }, count));
+		res.json({ data: rows.map((row) => definition.serialize(row)), pagination: { page, per_page: perPage, total: count } });
 	};
 }

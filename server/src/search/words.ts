@@ -1,4 +1,6 @@
-import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
+
+import type { Where } from '../db/where';
 
 /**
  * Prefix search (SPEC §13) through an index, never a scan: `search_words` holds, per record, the
@@ -70,7 +72,7 @@ export async function indexRecords(
 const CONTROL = /\p{Cc}/u;
 
 /**
- * The where clause of a search: records of `kind` in `organizationId` with a text starting with
+ * The conditions of a search: records of `kind` in `organizationId` with a text starting with
  * `search`, i.e. `id IN (SELECT record_id FROM search_words WHERE …range…)`, served by the
  * primary key (organization_id, kind, word, record_id). The list's count uses the same where,
  * so totals are exact.
@@ -81,19 +83,20 @@ const CONTROL = /\p{Cc}/u;
  * against the matches (625 ms on 1,000,000 users, bench/search.ts). This way both databases
  * start from the matches and sort only those.
  */
-export function searchWhere(sequelize: Sequelize, kind: SearchKind, organizationId: string, search: string): WhereOptions {
-	const inOrganization = sequelize.where(sequelize.literal("organization_id || ''"), organizationId);
+export function searchCondition(where: Where, kind: SearchKind, organizationId: string, search: string): void {
+	where.and((p) => `organization_id || '' = ${p}`, organizationId);
 	const text = normalize(search);
-	if (CONTROL.test(text)) return { [Op.and]: [inOrganization], id: { [Op.in]: [] } };
+	if (CONTROL.test(text)) {
+		where.and(() => 'FALSE');
+		return;
+	}
 	const upper = nextPrefix(text);
-	const q = (value: string) => sequelize.escape(value);
-	const range = `word >= ${q(text)}${upper === null ? '' : ` AND word < ${q(upper)}`}`;
-	return {
-		[Op.and]: [inOrganization],
-		id: {
-			[Op.in]: sequelize.literal(
-				`(SELECT record_id FROM search_words WHERE organization_id = ${q(organizationId)} AND kind = ${q(kind)} AND ${range})`,
-			),
-		},
-	};
+	where.and(
+		(org, k, from, to) =>
+			`id IN (SELECT record_id FROM search_words WHERE organization_id = ${org} AND kind = ${k} AND word >= ${from}${to === undefined ? '' : ` AND word < ${to}`})`,
+		organizationId,
+		kind,
+		text,
+		...(upper === null ? [] : [upper]),
+	);
 }

@@ -1,6 +1,6 @@
 import { getEndpoint } from '../http/get-one';
-import { User } from './model';
+import { USERS } from './queries';
 import { serializeUser } from './serialize';
 
 /** GET /api/v1/users/{id} */
-export const getUser = getEndpoint({ model: User, idKind: 'user', noun: 'user', serialize: serializeUser });
+export const getUser = getEndpoint({ table: USERS, idKind: 'user', noun: 'user', serialize: serializeUser });

@@ -3,17 +3,14 @@ import Joi from 'joi';
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { searchParam } from '../search/param';
-import { searchWhere } from '../search/words';
 import { EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress } from './email';
-import { ROLES, User } from './model';
+import { ROLES } from './model';
+import { USERS, userConditions, type UserRow } from './queries';
 import { serializeUser } from './serialize';
 
-/**
- * GET /api/v1/users: `email` matches exactly but ignoring case; `role` is one of the four;
- * `search` keeps users whose e-mail or a word of whose name starts with it, ignoring case.
- */
-export const listUsers = listEndpoint<User, { email: string; role: string; search: string }>({
-	model: User,
+/** GET /api/v1/users, filtered by `email`, `role` and `search` (users/queries.ts). */
+export const listUsers = listEndpoint<UserRow, { email: string; role: string; search: string }>({
+	table: USERS,
 	filters: {
 		email: Joi.string()
 			.max(EMAIL_MAX_LENGTH)
@@ -22,11 +19,8 @@ export const listUsers = listEndpoint<User, { email: string; role: string; searc
 		role: Joi.string().valid(...ROLES),
 		search: searchParam(),
 	},
-	where: (organizationId, { email, role, search }) => ({
-		...(search !== undefined ? searchWhere(User.sequelize!, 'user', organizationId, search) : { organizationId }),
-		...(email !== undefined ? { emailLower: email.toLowerCase() } : {}),
-		...(role !== undefined ? { role } : {}),
-	}),
+	scopesItself: ({ search }) => search !== undefined,
+	where: (where, filters, organizationId) => userConditions(where, organizationId, filters),
 	serialize: serializeUser,
 	counter: ({ email, search, role }) =>
 		email === undefined && search === undefined ? { list: 'users', filter: counterFilter([['role', role]]) } : undefined,

@@ -1,8 +1,8 @@
 import { iso } from '../common/time';
-import type { User } from './model';
+import type { UserRow } from './queries';
 
 /** A user as the API shows it: no organization, no email_lower, never the password hash. */
-export function serializeUser(user: User) {
+export function serializeUser(user: UserRow) {
 	return {
 		id: user.id,
 		name: user.name,

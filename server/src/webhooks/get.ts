@@ -1,11 +1,6 @@
 import { getEndpoint } from '../http/get-one';
-import { WebhookEndpoint } from './model';
+import { ENDPOINTS } from './queries';
 import { serializeEndpoint } from './serialize';
 
 /** GET /api/v1/webhook_endpoints/{id} */
-export const getWebhookEndpoint = getEndpoint({
-	model: WebhookEndpoint,
-	idKind: 'webhookEndpoint',
-	noun: 'webhook endpoint',
-	serialize: serializeEndpoint,
-});
+export const getWebhookEndpoint = getEndpoint({ table: ENDPOINTS, idKind: 'webhookEndpoint', noun: 'webhook endpoint', serialize: serializeEndpoint });

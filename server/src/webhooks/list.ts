@@ -1,11 +1,11 @@
 import { listEndpoint } from '../http/list';
-import { WebhookEndpoint } from './model';
+import { ENDPOINTS, type EndpointRow } from './queries';
 import { serializeEndpoint } from './serialize';
 
 /** GET /api/v1/webhook_endpoints: the usual envelope, never a secret. */
-export const listWebhookEndpoints = listEndpoint<WebhookEndpoint, Record<string, never>>({
-	model: WebhookEndpoint,
+export const listWebhookEndpoints = listEndpoint<EndpointRow, Record<string, never>>({
+	table: ENDPOINTS,
 	filters: {},
-	where: (organizationId) => ({ organizationId }),
-	serialize: (row) => serializeEndpoint(row),
+	where: () => undefined,
+	serialize: serializeEndpoint,
 });

@@ -1,7 +1,7 @@
-import type { WebhookEndpoint } from './model';
+import type { EndpointRow } from './queries';
 
 /** An endpoint as the API shows it: never the secret (that is added once, by create). */
-export function serializeEndpoint(endpoint: WebhookEndpoint): Record<string, unknown> {
+export function serializeEndpoint(endpoint: EndpointRow): Record<string, unknown> {
 	return {
 		id: endpoint.id,
 		url: endpoint.url,

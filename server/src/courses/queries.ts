@@ -1,0 +1,27 @@
+import type { Table } from '../db/table';
+import type { Where } from '../db/where';
+import { searchCondition } from '../search/words';
+import type { Course } from './model';
+
+export type CourseRow = Pick<Course, 'id' | 'title' | 'description' | 'status' | 'publishedAt' | 'createdAt' | 'updatedAt'>;
+
+/** The API shows published courses only: a draft is invisible (404), not forbidden. */
+export const COURSES: Table<CourseRow> = {
+	name: 'courses',
+	columns: {
+		id: 'id',
+		title: 'title',
+		description: 'description',
+		status: 'status',
+		publishedAt: 'published_at',
+		createdAt: 'created_at',
+		updatedAt: 'updated_at',
+	},
+	dates: ['publishedAt', 'createdAt', 'updatedAt'],
+	always: "status = 'published'",
+};
+
+/** `search` keeps courses a word of whose title starts with it (search/words.ts). */
+export function courseConditions(where: Where, organizationId: string, { search }: { search?: string }): void {
+	if (search !== undefined) searchCondition(where, 'course', organizationId, search);
+}

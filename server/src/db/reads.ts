@@ -1,0 +1,174 @@
+import { Pool } from 'pg';
+import type { Sequelize } from 'sequelize';
+import sqlite3 from 'sqlite3';
+
+/**
+ * The per-request reads (key lookup, list pages and totals, single records, the event feed),
+ * run as prepared statements on a driver handle of their own: a `sqlite3` connection with its
+ * statements kept open, or a `pg` pool with named statements (parsed and planned once per
+ * connection). Sequelize stays for migrations, writes, the CLI and the settings pages; on the
+ * hot path its query building and result handling cost more than the queries themselves.
+ *
+ * SQL is written once, in each component's queries.ts, with PostgreSQL's `$1, $2…` parameters.
+ * SQLite reads `$1` as a parameter *named* "1", so its statements are given `?1, ?2…`, which
+ * bind by position. A read on its own connection sees every committed write (WAL on SQLite).
+ */
+
+type Row = Record<string, unknown>;
+
+/** One statement: its SQL and which result columns are timestamps (SQLite returns text). */
+export interface Statement {
+	readonly sql: string;
+	readonly dates: readonly string[];
+}
+
+export interface Reads {
+	rows<R>(statement: Statement, params: readonly unknown[]): Promise<R[]>;
+	close(): Promise<void>;
+}
+
+/**
+ * A statement, made once per distinct SQL text: a component's fixed statements are module
+ * constants, and the few shapes a list's filters produce are kept here by text, so each is
+ * prepared once per connection however often it is asked for.
+ */
+const made = new Map<string, Statement>();
+const MAX_KEPT = 1_000;
+
+export function statement(sql: string, dates: readonly string[] = []): Statement {
+	const key = `${dates.join(',')}\n${sql}`;
+	let found = made.get(key);
+	if (!found) {
+		found = Object.freeze({ sql, dates: Object.freeze([...dates]) });
+		if (made.size < MAX_KEPT) made.set(key, found);
+	}
+	return found;
+}
+
+/** How Sequelize stores a timestamp in SQLite: UTC, milliseconds, a `+00:00` offset. */
+const SEQUELIZE_UTC = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3}) \+00:00$/;
+
+/**
+ * A timestamp as SQLite holds it (`2026-05-01 09:30:00.000 +00:00`; any other offset; or none,
+ * meaning UTC). Sequelize's own shape is rewritten to ISO 8601, which Date parses on its fast path.
+ */
+export function toDate(value: Date | string | null | undefined): Date | null {
+	if (value === null || value === undefined) return null;
+	if (value instanceof Date) return value;
+	const text = value;
+	const utc = SEQUELIZE_UTC.exec(text);
+	if (utc) return new Date(`${utc[1]}T${utc[2]}Z`);
+	return new Date(/[+-]\d\d:\d\d$|Z$/.test(text) ? text : `${text}+00:00`);
+}
+
+/**
+ * A parameter as SQLite compares it with stored values. Sequelize stores timestamps as text in
+ * UTC (`2026-05-01 09:30:00.000 +00:00`), which sorts as time does; the driver would bind a Date
+ * as a number, and every number sorts before every text in SQLite.
+ */
+function sqliteValue(value: unknown): unknown {
+	if (!(value instanceof Date)) return value;
+	return `${value.toISOString().replace('T', ' ').replace('Z', '')} +00:00`;
+}
+
+export function sqliteReads(file: string): Reads {
+	const ready = new Promise<sqlite3.Database>((resolve, reject) => {
+		const db = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => {
+			if (err) return reject(err);
+			db.configure('busyTimeout', 5000);
+			// Nothing on this connection may ever write.
+			db.exec('PRAGMA query_only = ON', (pragmaErr) => (pragmaErr ? reject(pragmaErr) : resolve(db)));
+		});
+	});
+	ready.catch(() => undefined);
+	// By SQL text. A statement that fails to prepare (a table not migrated yet) is not kept.
+	const prepared = new Map<string, Promise<sqlite3.Statement>>();
+	const prepare = (sql: string) => {
+		let found = prepared.get(sql);
+		if (!found) {
+			found = ready.then(
+				(db) =>
+					new Promise<sqlite3.Statement>((resolve, reject) => {
+						const handle = db.prepare(sql.replace(/\$(\d+)/g, '?$1'), (err: Error | null) => (err ? reject(err) : resolve(handle)));
+					}),
+			);
+			prepared.set(sql, found);
+			found.catch(() => prepared.delete(sql));
+		}
+		return found;
+	};
+	return {
+		async rows<R>(s: Statement, params: readonly unknown[]): Promise<R[]> {
+			const handle = await prepare(s.sql);
+			const rows = await new Promise<Row[]>((resolve, reject) =>
+				handle.all(params.map(sqliteValue), (err: Error | null, result: Row[]) => (err ? reject(err) : resolve(result))),
+			);
+			if (s.dates.length > 0) {
+				for (const row of rows) for (const name of s.dates) row[name] = toDate(row[name] as string | null);
+			}
+			return rows as R[];
+		},
+		async close() {
+			const db = await ready.catch(() => undefined);
+			if (!db) return;
+			const handles = await Promise.all([...prepared.values()].map((p) => p.catch(() => undefined)));
+			prepared.clear();
+			await Promise.all(handles.map((h) => h && new Promise((resolve) => h.finalize(() => resolve(undefined)))));
+			await new Promise<void>((resolve) => db.close(() => resolve()));
+		},
+	};
+}
+
+export function postgresReads(databaseUrl: string, max: number): Reads {
+	// Idle connections never keep the process alive; a CLI command that read ends when it is done.
+	const pool = new Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+	pool.on('error', () => {
+		// An idle connection dropped by the server: the pool replaces it at the next read.
+	});
+	// A name per SQL text: pg prepares a named statement once on each connection, then reuses it.
+	const names = new Map<string, string>();
+	return {
+		async rows<R>(s: Statement, params: readonly unknown[]): Promise<R[]> {
+			let name = names.get(s.sql);
+			if (!name) {
+				name = `lms_read_${names.size + 1}`;
+				names.set(s.sql, name);
+			}
+			const result = await pool.query({ name, text: s.sql, values: params as unknown[] });
+			return result.rows as R[];
+		},
+		async close() {
+			await pool.end();
+		},
+	};
+}
+
+const factories = new WeakMap<Sequelize, () => Reads>();
+const opened = new WeakMap<Sequelize, Reads>();
+
+/**
+ * Gives a database Sequelize has open its read handle (`open`), made at the first read and
+ * closed by sequelize.close().
+ */
+export function attachReads(sequelize: Sequelize, open: () => Reads): void {
+	factories.set(sequelize, open);
+	const close = sequelize.close.bind(sequelize);
+	sequelize.close = async () => {
+		const reads = opened.get(sequelize);
+		opened.delete(sequelize);
+		await reads?.close();
+		await close();
+	};
+}
+
+/** The read handle of a database opened by openDatabase(). */
+export function readsOf(sequelize: Sequelize): Reads {
+	let reads = opened.get(sequelize);
+	if (!reads) {
+		const factory = factories.get(sequelize);
+		if (!factory) throw new Error('this database was not opened by openDatabase(): it has no read handle');
+		reads = factory();
+		opened.set(sequelize, reads);
+	}
+	return reads;
+}
