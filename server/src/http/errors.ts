@@ -68,7 +68,7 @@ export const errorHandler: ErrorRequestHandler = (err, _req, res, next) => {
 	let problem =
 		err instanceof Problem ? err : err instanceof RuleError ? ruleProblem(err) : clientErrorProblem((err ?? {}) as { type?: unknown; status?: unknown });
 	if (!problem || problem.status >= 500) {
-		// pino-http logs it with the access line (level error, with the request id).
+		// The access log writes it with the request's line (level error, with the request id).
 		(res as Response & { err?: unknown }).err = err instanceof Error ? err : new Error(describeError(err).message as string);
 	}
 	problem ??= problems.internal();

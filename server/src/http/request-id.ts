@@ -5,7 +5,14 @@ import { randomBase62 } from '../common/ids';
 /** Accept a caller's id only if it is short and plain, so it is safe to echo and to log. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The id set by `requestId` (req.id is declared by pino-http, which logs it). */
+declare module 'http' {
+	interface IncomingMessage {
+		/** Set by `requestId` on every request. */
+		id?: string;
+	}
+}
+
+/** The id set by `requestId`. */
 export function requestIdOf(req: { id?: unknown }): string {
 	return typeof req.id === 'string' ? req.id : 'unknown';
 }
