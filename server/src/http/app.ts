@@ -7,7 +7,7 @@ import { createSettingsRouter } from '../settings/router';
 import { apiRouter } from './api-router';
 import type { AppDeps } from './deps';
 import { errorHandler, notFoundHandler } from './errors';
-import { healthRouter } from './health';
+import { healthRoutes } from './health';
 import { httpLogger } from './logging';
 import { createRateLimiter } from './rate-limit';
 import { createLimitStore, type LimitStore } from './rate-limit-store';
@@ -56,10 +56,11 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 			contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
 		}),
 	);
-	app.use(healthRouter(processDatabase(), limitStore));
+	healthRoutes(app, processDatabase(), limitStore);
 	app.use(createRateLimiter(config, limitStore, logger));
-	app.use(createSettingsRouter(deps));
+	// The API first: its requests are the many, and the settings router has layers to pass.
 	app.use('/api/v1', apiRouter(deps));
+	app.use(createSettingsRouter(deps));
 	app.use(notFoundHandler);
 	app.use(errorHandler);
 	return app;

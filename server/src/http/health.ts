@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Sequelize } from 'sequelize';
 
 import { problems } from '../common/problem';
@@ -17,8 +17,7 @@ function withTimeout(promise: Promise<unknown>): Promise<unknown> {
  * Probes for orchestrators, mounted before the limiter so they never count against it:
  * `/healthz` says the process answers; `/readyz` says it can serve (database and limit store).
  */
-export function healthRouter(sequelize: Sequelize, limitStore: LimitStore): Router {
-	const router = Router();
+export function healthRoutes(router: Pick<Router, 'get'>, sequelize: Sequelize, limitStore: LimitStore): void {
 	router.get('/healthz', (_req, res) => {
 		res.setHeader('Cache-Control', 'no-store');
 		res.json({ status: 'ok' });
@@ -36,5 +35,4 @@ export function healthRouter(sequelize: Sequelize, limitStore: LimitStore): Rout
 		res.setHeader('Cache-Control', 'no-store');
 		res.json({ status: 'ready', checks: { database: 'ok', rate_limit_store: limitStore.kind } });
 	});
-	return router;
 }
