@@ -9,6 +9,7 @@ import * as events from './migrations/0006-events';
 import * as searchWords from './migrations/0007-search-words';
 import * as webhooks from './migrations/0008-webhooks';
 import * as listCounts from './migrations/0009-list-counts';
+import * as listCountsPerStatement from './migrations/0010-list-counts-per-statement';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -25,6 +26,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0007-search-words', searchWords],
 	['0008-webhooks', webhooks],
 	['0009-list-counts', listCounts],
+	['0010-list-counts-per-statement', listCountsPerStatement],
 ];
 
 export function migrator(sequelize: Sequelize): Umzug<QueryInterface> {

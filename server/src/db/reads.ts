@@ -113,7 +113,8 @@ export function sqliteReads(file: string): Reads {
 			if (!db) return;
 			const handles = await Promise.all([...prepared.values()].map((p) => p.catch(() => undefined)));
 			prepared.clear();
-			await Promise.all(handles.map((h) => h && new Promise((resolve) => h.finalize(() => resolve(undefined)))));
+			const finalize = (h: sqlite3.Statement) => new Promise<void>((resolve) => h.finalize(() => resolve()));
+			await Promise.all(handles.filter((h) => h !== undefined).map(finalize));
 			await new Promise<void>((resolve) => db.close(() => resolve()));
 		},
 	};
@@ -121,7 +122,8 @@ export function sqliteReads(file: string): Reads {
 
 export function postgresReads(databaseUrl: string, max: number): Reads {
 	// Idle connections never keep the process alive; a CLI command that read ends when it is done.
-	const pool = new Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+	// As Sequelize's pool: a read waits at most 30 s for a connection, then fails (a 500).
+	const pool = new Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 30_000, allowExitOnIdle: true });
 	pool.on('error', () => {
 		// An idle connection dropped by the server: the pool replaces it at the next read.
 	});

@@ -12,7 +12,7 @@ import type { QueryInterface } from 'sequelize';
  * 'course=crs_…&status=active' (see db/list-counts.ts, which reads them).
  */
 
-interface Counted {
+export interface Counted {
 	table: string;
 	/** The columns whose change moves a row between counters. */
 	columns: string[];
@@ -62,6 +62,20 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
 	});
 }
 
+/** PostgreSQL: the row-level trigger of this migration (replaced by statement-level ones in 0010). */
+export async function createRowTrigger(sql: (text: string) => Promise<unknown>, counted: Counted): Promise<void> {
+	const changed = counted.columns.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ');
+	await sql(`CREATE FUNCTION ${counted.table}_list_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF TG_OP = 'UPDATE' AND NOT (${changed}) THEN RETURN NULL; END IF;
+			IF TG_OP IN ('UPDATE', 'DELETE') THEN ${bumps(counted, 'OLD', -1)} END IF;
+			IF TG_OP IN ('UPDATE', 'INSERT') THEN ${bumps(counted, 'NEW', 1)} END IF;
+			RETURN NULL;
+		END $$`);
+	await sql(`CREATE TRIGGER ${counted.table}_list_counts AFTER INSERT OR DELETE OR UPDATE OF ${counted.columns.join(', ')}
+		ON ${counted.table} FOR EACH ROW EXECUTE FUNCTION ${counted.table}_list_counts()`);
+}
+
 async function createCounters(sql: (text: string) => Promise<unknown>, pg: boolean): Promise<void> {
 	await sql(`CREATE TABLE list_counts (
 		organization_id VARCHAR(40) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
@@ -75,17 +89,8 @@ async function createCounters(sql: (text: string) => Promise<unknown>, pg: boole
 		await sql(`LOCK TABLE ${COUNTED.map((c) => c.table).join(', ')} IN SHARE ROW EXCLUSIVE MODE`);
 	}
 	for (const counted of COUNTED) {
-		const changed = counted.columns.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ');
 		if (pg) {
-			await sql(`CREATE FUNCTION ${counted.table}_list_counts() RETURNS trigger LANGUAGE plpgsql AS $$
-				BEGIN
-					IF TG_OP = 'UPDATE' AND NOT (${changed}) THEN RETURN NULL; END IF;
-					IF TG_OP IN ('UPDATE', 'DELETE') THEN ${bumps(counted, 'OLD', -1)} END IF;
-					IF TG_OP IN ('UPDATE', 'INSERT') THEN ${bumps(counted, 'NEW', 1)} END IF;
-					RETURN NULL;
-				END $$`);
-			await sql(`CREATE TRIGGER ${counted.table}_list_counts AFTER INSERT OR DELETE OR UPDATE OF ${counted.columns.join(', ')}
-				ON ${counted.table} FOR EACH ROW EXECUTE FUNCTION ${counted.table}_list_counts()`);
+			await createRowTrigger(sql, counted);
 		} else {
 			const sqliteChanged = counted.columns.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(' OR ');
 			await sql(`CREATE TRIGGER ${counted.table}_list_counts_insert AFTER INSERT ON ${counted.table} BEGIN ${bumps(counted, 'NEW', 1)} END`);
