@@ -1,7 +1,9 @@
 /**
  * Scale of data: one organization with 1,000,000 users and 1,000,000 enrollments, on SQLite and
  * on PostgreSQL. Measures the p50 latency of list pages near the start and deep into the list,
- * as a client sees it (one request at a time, keep-alive), against page 1 of the same list.
+ * as a client sees it (one request at a time, keep-alive). Targets (issue 12): page 1 of the
+ * users within 10 ms, exact total included; page 10,000 no slower than before the counters and
+ * the read path (149 ms SQLite, 162 ms PostgreSQL, docs/benchmarks.md).
  */
 import { COURSES, courseId, loadPostgres, loadSqlite } from './bulk-load';
 import { fmt, heading, lmsCli, median, settings, startLms, table, tempPostgres, tempSqlite } from './lib';
@@ -9,7 +11,8 @@ import { fmt, heading, lmsCli, median, settings, startLms, table, tempPostgres, 
 const USERS = Number(process.env.BENCH_SCALE_USERS ?? 1_000_000);
 const ENROLLMENTS = Number(process.env.BENCH_SCALE_ENROLLMENTS ?? 1_000_000);
 const PER_PAGE = 100;
-const TARGET = 3;
+/** Milliseconds a probe may take, per database. */
+type Limit = Record<'SQLite' | 'PostgreSQL', number>;
 /** Each point: this many runs of this many sequential requests; the p50 of each run, then their median. */
 const RUNS = settings.runs;
 const REQUESTS_PER_RUN = 5;
@@ -19,6 +22,7 @@ interface Probe {
 	path: string;
 	/** The probe this one is compared with (page 1 of the same list). */
 	baseline?: string;
+	limit?: Limit;
 }
 
 function probes(): Probe[] {
@@ -27,9 +31,10 @@ function probes(): Probe[] {
 	const course = courseId(7);
 	const users = (page: number) => `/api/v1/users?per_page=${PER_PAGE}&page=${page}`;
 	const byCourse = (page: number) => `/api/v1/enrollments?course_id=${course}&per_page=${PER_PAGE}&page=${page}`;
-	const list: Probe[] = [{ name: 'users page 1', path: users(1) }];
+	const list: Probe[] = [{ name: 'users page 1', path: users(1), limit: { SQLite: 10, PostgreSQL: 10 } }];
 	for (const page of [1_000, 10_000]) {
-		if (page <= lastUserPage) list.push({ name: `users page ${page.toLocaleString('en-US')}`, path: users(page), baseline: 'users page 1' });
+		const limit = page === 10_000 ? { SQLite: 149, PostgreSQL: 162 } : undefined;
+		if (page <= lastUserPage) list.push({ name: `users page ${page.toLocaleString('en-US')}`, path: users(page), baseline: 'users page 1', limit });
 	}
 	const lastCoursePage = Math.ceil(perCourse / PER_PAGE);
 	list.push({ name: `enrollments?course_id= page 1 (${perCourse.toLocaleString('en-US')} match)`, path: byCourse(1) });
@@ -105,7 +110,7 @@ async function serveAndMeasure(databaseUrl: string, key: string): Promise<Map<st
 
 export async function scale(): Promise<void> {
 	heading(`Scale: ${USERS.toLocaleString('en-US')} users and ${ENROLLMENTS.toLocaleString('en-US')} enrollments in one organization`);
-	console.log(`per_page=${PER_PAGE}; p50 of ${REQUESTS_PER_RUN} sequential requests, median of ${RUNS} runs; target: a deep page within ${TARGET}× of page 1\n`);
+	console.log(`per_page=${PER_PAGE}; p50 of ${REQUESTS_PER_RUN} sequential requests, median of ${RUNS} runs\n`);
 	const dialects: Array<[string, () => Promise<Map<string, number>>]> = [
 		['SQLite', sqliteRun],
 		['PostgreSQL', postgresRun],
@@ -120,17 +125,15 @@ export async function scale(): Promise<void> {
 	const rows: Array<Array<string | number>> = [];
 	for (const probe of probes()) {
 		const cells: Array<string | number> = [probe.name];
-		for (const [, values] of results) {
+		for (const [dialect, values] of results) {
 			const value = values.get(probe.name)!;
-			if (!probe.baseline) {
-				cells.push(fmt.ms(value), '');
-				continue;
-			}
-			const ratio = value / values.get(probe.baseline)!;
-			cells.push(fmt.ms(value), `**${ratio.toFixed(2)}×** ${ratio <= TARGET ? 'met' : `missed (${(ratio / TARGET).toFixed(1)}× over)`}`);
+			const limit = probe.limit?.[dialect as keyof Limit];
+			const verdict = limit === undefined ? '' : `≤ ${limit} ms: **${value <= limit ? 'met' : 'missed'}**`;
+			const ratio = probe.baseline ? `${(value / values.get(probe.baseline)!).toFixed(2)}×` : '';
+			cells.push(fmt.ms(value), ratio, verdict);
 		}
 		rows.push(cells);
 	}
 	console.log('');
-	console.log(table(['request', ...results.flatMap(([d]) => [`${d} p50 ms`, `${d} vs page 1 (≤ ${TARGET}×)`])], rows));
+	console.log(table(['request', ...results.flatMap(([d]) => [`${d} p50 ms`, `${d} vs page 1`, `${d} target`])], rows));
 }
