@@ -104,3 +104,20 @@ test('the redaction leaves ordinary text alone', () => {
 	expect(redactKeys(line)).toBe(line);
 	expect(redactKeys('masked lms_AbCd…wxyz')).toBe('masked lms_[redacted]…wxyz');
 });
+
+test('a key in base64 or hex is redacted at every alignment, in every alphabet and case', () => {
+	const key = `lms_${'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z'}`;
+	// 0–5 bytes before the key put it at each of the three places in base64's 3-byte groups
+	// (and the run may start with text that is not base64 at all).
+	for (const before of ['', 'u', 'us', 'usr', 'user', 'user:']) {
+		for (const encoding of ['base64', 'base64url'] as const) {
+			const encoded = Buffer.from(`${before}${key}`).toString(encoding);
+			const line = `{"authorization":"Basic ${encoded}","url":"/x/${encoded}"}`;
+			expect({ before, encoding, line: redactKeys(line) }).toEqual({ before, encoding, line: '{"authorization":"Basic lms_[redacted]","url":"/x/lms_[redacted]"}' });
+		}
+	}
+	const hex = Buffer.from(key).toString('hex');
+	for (const spelled of [hex, hex.toUpperCase(), hex.replace(/[a-f]/g, (c, i: number) => (i % 2 ? c.toUpperCase() : c))]) {
+		expect(redactKeys(`token=${spelled};`)).toBe('token=lms_[redacted];');
+	}
+});

@@ -21,6 +21,8 @@ const ONE_ESCAPE = new RegExp(ESCAPE, 'g');
 
 const BASE64_RUN = /[A-Za-z0-9+/_-]{20,}={0,2}/g;
 const HEX_RUN = /(?:[0-9A-Fa-f]{2}){12,}/g;
+/** `lms_` in hex, in either case: no hex run decodes to a key without it. */
+const HEX_KEY = new RegExp(Buffer.from('lms_').toString('hex'), 'i');
 
 function decodeEscape(escape: string): string {
 	if (escape.startsWith('%')) return String.fromCharCode(parseInt(escape.slice(1), 16));
@@ -37,7 +39,21 @@ function unescapeDeep(text: string): string {
 	return current;
 }
 
+/**
+ * The base64 digits that `lms_` always encodes to, whatever precedes and follows it: one per
+ * alignment of its four bytes in base64's three-byte groups (digit k holds bits 6k…6k+5, and is
+ * fixed when those bits all lie in `lms_`). A run with none of them cannot decode to a key, which
+ * spares decoding nearly every run a log line holds (ids, timestamps, paths).
+ */
+const BASE64_KEY_CORES: readonly string[] = [0, 1, 2].map((before) => {
+	const digits = Buffer.concat([Buffer.alloc(before), Buffer.from('lms_'), Buffer.alloc(3)]).toString('base64');
+	const first = Math.ceil((8 * before) / 6);
+	const end = Math.floor((8 * (before + 4)) / 6);
+	return digits.slice(first, end);
+});
+
 function decodesToKey(run: string): boolean {
+	if (!BASE64_KEY_CORES.some((core) => run.includes(core))) return false;
 	for (let offset = 0; offset < 4; offset++) {
 		if (KEY.test(Buffer.from(run.slice(offset), 'base64').toString('latin1'))) return true;
 	}
@@ -63,7 +79,8 @@ export function redactKeys(text: string): string {
 	if (HAS_ESCAPE.test(out)) {
 		out = out.replace(ESCAPED_RUN, (run) => (HAS_ESCAPE.test(run) && KEY.test(unescapeDeep(run)) ? MARKER : run));
 	}
-	out = out.replace(BASE64_RUN, redactBase64);
-	out = out.replace(HEX_RUN, (run) => (KEY.test(Buffer.from(run, 'hex').toString('latin1')) ? MARKER : run));
+	// Whole passes are skipped when the text cannot hold an encoded key at all (nearly always).
+	if (BASE64_KEY_CORES.some((core) => out.includes(core))) out = out.replace(BASE64_RUN, redactBase64);
+	if (HEX_KEY.test(out)) out = out.replace(HEX_RUN, (run) => (KEY.test(Buffer.from(run, 'hex').toString('latin1')) ? MARKER : run));
 	return out;
 }

@@ -27,13 +27,16 @@ function redactingStream(destination: DestinationStream): DestinationStream {
 	return { write: (line: string) => destination.write(redactKeys(line)) };
 }
 
+/** How long a line may wait to be written with the lines that follow it. */
+const STDOUT_BATCH_MS = 5;
+
 /**
- * Standard output, written once per turn of the event loop with every line logged in that turn:
- * under load many requests end in one turn, and one write per request was a system call each on
- * the event loop. Lines never wait longer than the turn, and whatever is pending when the process
- * exits is written then.
+ * Standard output, written every few milliseconds with every line logged meanwhile: one write per
+ * request was a system call each on the event loop, and even one per turn of the loop was one
+ * per request or two under load. A line waits at most STDOUT_BATCH_MS, and whatever is pending
+ * when the process exits is written then.
  */
-function stdoutInTurns(): DestinationStream {
+function stdoutInBatches(): DestinationStream {
 	const out = pino.destination({ dest: 1, sync: true });
 	let pending = '';
 	const flush = () => {
@@ -45,7 +48,7 @@ function stdoutInTurns(): DestinationStream {
 	process.on('exit', flush);
 	return {
 		write(line: string) {
-			if (pending === '') setImmediate(flush);
+			if (pending === '') setTimeout(flush, STDOUT_BATCH_MS).unref();
 			pending += line;
 		},
 	};
@@ -85,7 +88,7 @@ export function createLogger(config: Pick<Config, 'logLevel'>, destination?: Des
 				},
 			},
 		},
-		redactingStream(destination ?? stdoutInTurns()),
+		redactingStream(destination ?? stdoutInBatches()),
 	);
 }
 
@@ -105,12 +108,16 @@ function describeRequest(req: Request) {
  * logger per request: a tenth of a list request's CPU.)
  */
 export function httpLogger(logger: Logger): RequestHandler {
+	// Every field of this line is chosen here (headers from the allow-list, the URL scrubbed), so
+	// the logger's redact paths cannot match in it and are left out: checking them was a fifth of
+	// the line's cost. Keys are still scrubbed from the written text, as on every line.
+	const access = logger.child({}, { redact: { paths: [] } });
 	return (req, res, next) => {
 		const started = Date.now();
 		res.once('close', () => {
 			const err = (res as Response & { err?: unknown }).err;
 			const level = err !== undefined || res.statusCode >= 500 ? 'error' : 'info';
-			logger[level](
+			access[level](
 				{
 					request_id: requestIdOf(req),
 					req: describeRequest(req),
