@@ -76,6 +76,10 @@ test('pages carry a strict Content-Security-Policy and are never cached', async 
 	expect(csp).not.toContain('unsafe-inline');
 	expect(res.headers.get('cache-control')).toBe('no-store');
 	expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+	// A document also gets the headers that only matter to one (the API's answers do without).
+	expect(res.headers.get('referrer-policy')).toBe('same-origin');
+	expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+	expect(res.headers.get('x-xss-protection')).toBe('0');
 	const html = await res.text();
 	// No inline script or style for the policy to have to allow.
 	expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);

@@ -132,6 +132,21 @@ describe('security headers', () => {
 		expect(reply.headers.get('content-security-policy')).toContain("default-src 'none'");
 		expect(reply.headers.get('x-powered-by')).toBeNull();
 	});
+
+	test('API answers carry the headers that protect a non-document response, and only those', async () => {
+		for (const reply of [await call(server, '/api/v1/users', { key: world.keys.all }), await call(server, '/api/v1/nothing-here', { key: world.keys.all })]) {
+			expect(reply.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+			expect(reply.headers.get('strict-transport-security')).toMatch(/^max-age=\d+/);
+			expect(reply.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+			expect(reply.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+			expect(reply.headers.get('x-permitted-cross-domain-policies')).toBe('none');
+			expect(reply.headers.get('cache-control')).toBe('no-store');
+			// What only steers a browser rendering a document is left to the settings pages.
+			for (const name of ['referrer-policy', 'cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-xss-protection']) {
+				expect({ name, value: reply.headers.get(name) }).toEqual({ name, value: null });
+			}
+		}
+	});
 });
 
 describe('secrets', () => {

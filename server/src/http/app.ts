@@ -50,10 +50,21 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 
 	app.use(requestId);
 	app.use(httpLogger(logger));
-	// JSON needs no sources at all; the settings pages set their own, stricter-than-default policy.
+	// JSON needs no sources at all. Answers here are never documents, so they carry the headers
+	// that matter for any response (OWASP's list for REST services, and CORP); the headers that
+	// only steer a browser rendering a document (opener, referrer, prefetch, origin cluster, IE's
+	// download and XSS switches) are sent by the settings pages, whose helmet sets them all.
 	app.use(
 		helmet({
 			contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+			crossOriginOpenerPolicy: false,
+			originAgentCluster: false,
+			referrerPolicy: false,
+			xDnsPrefetchControl: false,
+			xDownloadOptions: false,
+			xXssProtection: false,
+			// Never set: x-powered-by is disabled above.
+			xPoweredBy: false,
 		}),
 	);
 	healthRoutes(app, processDatabase(), limitStore);
