@@ -23,10 +23,20 @@ function policyName(limit: number, windowMs: number): string {
 
 /**
  * The draft-8 partition key: names the caller's counter without showing its address (the first
- * twelve hex digits of its SHA-256, as a byte sequence).
+ * twelve hex digits of its SHA-256, as a byte sequence). Kept for the clients seen lately, since
+ * a client usually sends many requests: hashing on each was the limiter's largest cost.
  */
+const partitionKeys = new Map<string, string>();
+const PARTITION_KEYS_KEPT = 1_000;
+
 function partitionKey(key: string): string {
-	return Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
+	let found = partitionKeys.get(key);
+	if (found === undefined) {
+		found = Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
+		if (partitionKeys.size >= PARTITION_KEYS_KEPT) partitionKeys.clear();
+		partitionKeys.set(key, found);
+	}
+	return found;
 }
 
 /**
