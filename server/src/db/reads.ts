@@ -45,20 +45,60 @@ export function statement(sql: string, dates: readonly string[] = []): Statement
 	return found;
 }
 
-/** How Sequelize stores a timestamp in SQLite: UTC, milliseconds, a `+00:00` offset. */
-const SEQUELIZE_UTC = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3}) \+00:00$/;
+/** The number written in `text` from `from` to `to`, or NaN unless every character is a digit. */
+function digitsAt(text: string, from: number, to: number): number {
+	let n = 0;
+	for (let i = from; i < to; i++) {
+		const digit = text.charCodeAt(i) - 48;
+		if (digit < 0 || digit > 9) return NaN;
+		n = n * 10 + digit;
+	}
+	return n;
+}
+
+/** Whether `text` has the shape Sequelize stores in SQLite: `2026-05-01 09:30:00.000 +00:00` (UTC). */
+function isSequelizeUtc(text: string): boolean {
+	return (
+		text.length === 30 &&
+		text.endsWith(' +00:00') &&
+		text[4] === '-' &&
+		text[7] === '-' &&
+		text[10] === ' ' &&
+		text[13] === ':' &&
+		text[16] === ':' &&
+		text[19] === '.'
+	);
+}
+
+/**
+ * The time such a timestamp stands for, read digit by digit (a page has a few timestamps per
+ * row, and a regular expression's match and a string for Date to parse were a tenth of the
+ * page's own cost); NaN where Date's parser must decide (a field out of range, which Date.UTC
+ * would carry over, or a year 0–99, which it reads as 19xx).
+ */
+function sequelizeUtcTime(text: string): number {
+	const year = digitsAt(text, 0, 4);
+	const month = digitsAt(text, 5, 7);
+	const day = digitsAt(text, 8, 10);
+	const hours = digitsAt(text, 11, 13);
+	const minutes = digitsAt(text, 14, 16);
+	const seconds = digitsAt(text, 17, 19);
+	if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hours <= 23 && minutes <= 59 && seconds <= 59)) return NaN;
+	return Date.UTC(year, month - 1, day, hours, minutes, seconds, digitsAt(text, 20, 23));
+}
 
 /**
  * A timestamp as SQLite holds it (`2026-05-01 09:30:00.000 +00:00`; any other offset; or none,
- * meaning UTC). Sequelize's own shape is rewritten to ISO 8601, which Date parses on its fast path.
+ * meaning UTC).
  */
 export function toDate(value: Date | string | null | undefined): Date | null {
 	if (value === null || value === undefined) return null;
 	if (value instanceof Date) return value;
-	const text = value;
-	const utc = SEQUELIZE_UTC.exec(text);
-	if (utc) return new Date(`${utc[1]}T${utc[2]}Z`);
-	return new Date(/[+-]\d\d:\d\d$|Z$/.test(text) ? text : `${text}+00:00`);
+	if (isSequelizeUtc(value)) {
+		const time = sequelizeUtcTime(value);
+		return new Date(Number.isNaN(time) ? `${value.slice(0, 10)}T${value.slice(11, 23)}Z` : time);
+	}
+	return new Date(/[+-]\d\d:\d\d$|Z$/.test(value) ? value : `${value}+00:00`);
 }
 
 /**
@@ -99,15 +139,20 @@ function sqliteConnection(file: string) {
 					}),
 			);
 			prepared.set(sql, found);
-			found.catch(() => prepared.delete(sql));
+			found.then(
+				(handle) => preparedHandles.set(sql, handle),
+				() => prepared.delete(sql),
+			);
 		}
 		return found;
 	};
+	// The same statements once prepared: every read after the first skips a wait on a promise.
+	const preparedHandles = new Map<string, sqlite3.Statement>();
 	return {
 		/** Reads in flight on this connection. */
 		busy: 0,
 		async all(s: Statement, params: readonly unknown[]): Promise<Row[]> {
-			const handle = await prepare(s.sql);
+			const handle = preparedHandles.get(s.sql) ?? (await prepare(s.sql));
 			return new Promise<Row[]>((resolve, reject) =>
 				handle.all(params.map(sqliteValue), (err: Error | null, result: Row[]) => (err ? reject(err) : resolve(result))),
 			);
@@ -117,6 +162,7 @@ function sqliteConnection(file: string) {
 			if (!db) return;
 			const handles = await Promise.all([...prepared.values()].map((p) => p.catch(() => undefined)));
 			prepared.clear();
+			preparedHandles.clear();
 			const finalize = (h: sqlite3.Statement) => new Promise<void>((resolve) => h.finalize(() => resolve()));
 			await Promise.all(handles.filter((h) => h !== undefined).map(finalize));
 			await new Promise<void>((resolve) => db.close(() => resolve()));
