@@ -4,12 +4,27 @@
  * queries by hand on the same driver and database and sending the same bytes (checked first).
  * Both run as separate processes on this machine, at 1 and 16 connections, on SQLite and on
  * PostgreSQL. Runs alternate between the two servers so that drift (thermal, other load) hits
- * both alike; the load average is printed with the results because the machine is shared.
+ * both alike; the load average is printed with the results because the machine is shared, and
+ * so is each server process's CPU per request, which the sharing moves far less than req/s.
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 
-import { demoDatabase, fmt, heading, load, median, settings, spawnServer, startLms, table, tempPostgres, tempSqlite, type LoadResult } from './lib';
+import {
+	demoDatabase,
+	fmt,
+	heading,
+	load,
+	median,
+	settings,
+	spawnServer,
+	startLms,
+	table,
+	tempPostgres,
+	tempSqlite,
+	type ChildServer,
+	type LoadResult,
+} from './lib';
 
 const CONNECTIONS = [1, 16];
 const TARGET_RATIO = 0.8;
@@ -22,6 +37,22 @@ async function answer(baseUrl: string, auth: Record<string, string>): Promise<Bu
 	const bytes = Buffer.from(await response.arrayBuffer());
 	if (response.status !== 200) throw new Error(`GET ${baseUrl}${PATH}: ${response.status} ${bytes.toString()}`);
 	return bytes;
+}
+
+interface Measured extends LoadResult {
+	/** CPU the server process used per request answered (all its threads), in µs. */
+	cpuMicros: number;
+}
+
+/**
+ * One load run, and the server's CPU per request over it: unlike requests per second, it does
+ * not depend on how the two cores happened to be shared among the server, autocannon and
+ * anything else that ran meanwhile.
+ */
+async function measure(server: ChildServer, connections: number, auth: Record<string, string>): Promise<Measured> {
+	const before = server.cpuSeconds();
+	const result = await load(server.baseUrl + PATH, connections, settings.seconds, auth);
+	return { ...result, cpuMicros: ((server.cpuSeconds() - before) * 1e6) / result.requests };
 }
 
 async function compare(dialect: string, databaseUrl: string): Promise<Array<Array<string | number>>> {
@@ -39,14 +70,14 @@ async function compare(dialect: string, databaseUrl: string): Promise<Array<Arra
 				// Warm both (JIT, database caches, connections) before measuring.
 				await load(bare.baseUrl + PATH, connections, 2, auth);
 				await load(lms.baseUrl + PATH, connections, 2, auth);
-				const runs: { bare: LoadResult[]; lms: LoadResult[] } = { bare: [], lms: [] };
+				const runs: { bare: Measured[]; lms: Measured[] } = { bare: [], lms: [] };
 				for (let i = 0; i < settings.runs; i++) {
-					runs.bare.push(await load(bare.baseUrl + PATH, connections, settings.seconds, auth));
-					runs.lms.push(await load(lms.baseUrl + PATH, connections, settings.seconds, auth));
+					runs.bare.push(await measure(bare, connections, auth));
+					runs.lms.push(await measure(lms, connections, auth));
 				}
 				const failures = [...runs.bare, ...runs.lms].reduce((n, r) => n + r.non2xx + r.errors, 0);
 				if (failures > 0) throw new Error(`${failures} non-2xx answers or errors at ${connections} connections`);
-				const m = (list: LoadResult[], field: keyof LoadResult) => median(list.map((r) => r[field]));
+				const m = (list: Measured[], field: keyof Measured) => median(list.map((r) => r[field]));
 				const ratio = m(runs.lms, 'rps') / m(runs.bare, 'rps');
 				rows.push([
 					dialect,
@@ -57,6 +88,7 @@ async function compare(dialect: string, databaseUrl: string): Promise<Array<Arra
 					ratio >= TARGET_RATIO ? 'met' : 'missed',
 					`${fmt.wholeMs(m(runs.bare, 'p50'))} / ${fmt.wholeMs(m(runs.bare, 'p99'))}`,
 					`${fmt.wholeMs(m(runs.lms, 'p50'))} / ${fmt.wholeMs(m(runs.lms, 'p99'))}`,
+					`${fmt.int(m(runs.bare, 'cpuMicros'))} / ${fmt.int(m(runs.lms, 'cpuMicros'))} (${fmt.ratio(m(runs.bare, 'cpuMicros') / m(runs.lms, 'cpuMicros'))})`,
 					loadavg()[0].toFixed(1),
 				]);
 			}
@@ -93,7 +125,18 @@ export async function apiOverhead(): Promise<void> {
 	console.log('');
 	console.log(
 		table(
-			['database', 'connections', 'baseline req/s', 'LMS req/s', 'ratio', `target ≥ ${TARGET_RATIO}`, 'baseline p50 / p99 ms', 'LMS p50 / p99 ms', 'load avg (1 min)'],
+			[
+				'database',
+				'connections',
+				'baseline req/s',
+				'LMS req/s',
+				'ratio',
+				`target ≥ ${TARGET_RATIO}`,
+				'baseline p50 / p99 ms',
+				'LMS p50 / p99 ms',
+				'CPU µs per request: baseline / LMS (ratio)',
+				'load avg (1 min)',
+			],
 			rows,
 		),
 	);

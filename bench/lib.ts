@@ -51,6 +51,8 @@ export interface ChildServer {
 	pid: number;
 	/** Resident set size of the server process, in bytes (Linux /proc). */
 	rss(): number;
+	/** CPU time the server process has used so far, all its threads, in seconds (Linux /proc). */
+	cpuSeconds(): number;
 	stop(): Promise<void>;
 }
 
@@ -88,6 +90,11 @@ export async function spawnServer(args: string[], env: Record<string, string>): 
 		rss() {
 			const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]);
 			return kb * 1024;
+		},
+		cpuSeconds() {
+			// utime and stime, the 14th and 15th fields; the name before them may hold spaces.
+			const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+			return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 		},
 		async stop() {
 			if (child.exitCode === null) {
@@ -128,7 +135,12 @@ export async function demoDatabase(databaseUrl: string): Promise<string> {
 	return (JSON.parse(out) as { key: string }).key;
 }
 
+/** The unit of /proc's CPU times (USER_HZ), 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 export interface LoadResult {
+	/** Requests answered in the run. */
+	requests: number;
 	rps: number;
 	p50: number;
 	p99: number;
@@ -140,6 +152,7 @@ export interface LoadResult {
 export async function load(url: string, connections: number, seconds: number, headers: Record<string, string> = {}): Promise<LoadResult> {
 	const result = await autocannon({ url, connections, duration: seconds, headers, timeout: 30 });
 	return {
+		requests: result.requests.total,
 		rps: result.requests.total / result.duration,
 		p50: result.latency.p50,
 		p99: result.latency.p99,
