@@ -128,31 +128,31 @@ function sqliteConnection(file: string) {
 		});
 	});
 	ready.catch(() => undefined);
-	const prepared = new Map<string, Promise<sqlite3.Statement>>();
+	// By SQL text: the statement, or the promise of it while it is being prepared.
+	const statements = new Map<string, sqlite3.Statement | Promise<sqlite3.Statement>>();
 	const prepare = (sql: string) => {
-		let found = prepared.get(sql);
-		if (!found) {
-			found = ready.then(
-				(db) =>
-					new Promise<sqlite3.Statement>((resolve, reject) => {
-						const handle = db.prepare(sql.replace(/\$(\d+)/g, '?$1'), (err: Error | null) => (err ? reject(err) : resolve(handle)));
-					}),
-			);
-			prepared.set(sql, found);
-			found.then(
-				(handle) => preparedHandles.set(sql, handle),
-				() => prepared.delete(sql),
-			);
-		}
-		return found;
+		const found = statements.get(sql);
+		if (found) return found;
+		const preparing = ready.then(
+			(db) =>
+				new Promise<sqlite3.Statement>((resolve, reject) => {
+					const handle = db.prepare(sql.replace(/\$(\d+)/g, '?$1'), (err: Error | null) => (err ? reject(err) : resolve(handle)));
+				}),
+		);
+		statements.set(sql, preparing);
+		// Once prepared, reads use the statement itself and skip a wait on a promise.
+		preparing.then(
+			(handle) => statements.set(sql, handle),
+			() => statements.delete(sql),
+		);
+		return preparing;
 	};
-	// The same statements once prepared: every read after the first skips a wait on a promise.
-	const preparedHandles = new Map<string, sqlite3.Statement>();
 	return {
 		/** Reads in flight on this connection. */
 		busy: 0,
 		async all(s: Statement, params: readonly unknown[]): Promise<Row[]> {
-			const handle = preparedHandles.get(s.sql) ?? (await prepare(s.sql));
+			const found = prepare(s.sql);
+			const handle = found instanceof Promise ? await found : found;
 			return new Promise<Row[]>((resolve, reject) =>
 				handle.all(params.map(sqliteValue), (err: Error | null, result: Row[]) => (err ? reject(err) : resolve(result))),
 			);
@@ -160,9 +160,8 @@ function sqliteConnection(file: string) {
 		async close() {
 			const db = await ready.catch(() => undefined);
 			if (!db) return;
-			const handles = await Promise.all([...prepared.values()].map((p) => p.catch(() => undefined)));
-			prepared.clear();
-			preparedHandles.clear();
+			const handles = await Promise.all([...statements.values()].map((p) => Promise.resolve(p).catch(() => undefined)));
+			statements.clear();
 			const finalize = (h: sqlite3.Statement) => new Promise<void>((resolve) => h.finalize(() => resolve()));
 			await Promise.all(handles.filter((h) => h !== undefined).map(finalize));
 			await new Promise<void>((resolve) => db.close(() => resolve()));

@@ -143,19 +143,33 @@ const DIGITS = /^\d{1,15}$/;
 /** The parameters a query accepts, by name, each with its Joi rule. */
 export type QuerySchema = Record<string, Joi.Schema>;
 
+interface QueryRule {
+	/** The parameter's rule as a one-key object schema with our preferences. */
+	check: Joi.Schema;
+	/** Its plain reading of a well-formed value, if it has one. */
+	plain?: (value: unknown) => unknown;
+}
+
 /**
  * Each parameter's rule as a one-key object schema with our preferences (so its label, path and
- * its own messages are exactly what a schema over the whole query gave), made once per schema.
+ * its own messages are exactly what a schema over the whole query gave), with its plain reading
+ * and the list of names, made once per schema.
  */
-const preparedQueries = new WeakMap<QuerySchema, Map<string, Joi.Schema>>();
+const preparedQueries = new WeakMap<QuerySchema, { rules: Map<string, QueryRule>; allowed: string[] }>();
 
-function queryRules(schema: QuerySchema): Map<string, Joi.Schema> {
-	let rules = preparedQueries.get(schema);
-	if (!rules) {
-		rules = new Map(Object.entries(schema).map(([name, rule]) => [name, Joi.object({ [name]: rule }).prefs(PREFERENCES)]));
-		preparedQueries.set(schema, rules);
+function queryRules(schema: QuerySchema): { rules: Map<string, QueryRule>; allowed: string[] } {
+	let prepared = preparedQueries.get(schema);
+	if (!prepared) {
+		const rules = new Map(
+			Object.entries(schema).map(([name, rule]) => [
+				name,
+				{ check: Joi.object({ [name]: rule }).prefs(PREFERENCES), plain: plainReadings.get(rule) },
+			]),
+		);
+		prepared = { rules, allowed: [...rules.keys()] };
+		preparedQueries.set(schema, prepared);
 	}
-	return rules;
+	return prepared;
 }
 
 /**
@@ -167,8 +181,7 @@ function queryRules(schema: QuerySchema): Map<string, Joi.Schema> {
  * parameters in the schema's order, then other unknown names.
  */
 export function parseQuery<T>(schema: QuerySchema, query: Record<string, unknown>): T {
-	const rules = queryRules(schema);
-	const allowed = [...rules.keys()];
+	const { rules, allowed } = queryRules(schema);
 	const repeated: FieldError[] = [];
 	const reserved: FieldError[] = [];
 	const unknown: FieldError[] = [];
@@ -181,15 +194,15 @@ export function parseQuery<T>(schema: QuerySchema, query: Record<string, unknown
 	}
 	const invalid: FieldError[] = [];
 	const parsed: Record<string, unknown> = {};
-	for (const [name, rule] of rules) {
+	for (const [name, { check, plain }] of rules) {
 		const value = Object.hasOwn(query, name) ? query[name] : undefined;
 		if (value === undefined || Array.isArray(value)) continue;
-		const plain = plainReadings.get(schema[name])?.(value);
-		if (plain !== undefined) {
-			parsed[name] = plain;
+		const read = plain?.(value);
+		if (read !== undefined) {
+			parsed[name] = read;
 			continue;
 		}
-		const result: Joi.ValidationResult<Record<string, unknown>> = rule.validate({ [name]: value });
+		const result: Joi.ValidationResult<Record<string, unknown>> = check.validate({ [name]: value });
 		if (result.error) {
 			const detail = result.error.details[0];
 			invalid.push({ param: name, code: entryCode(detail, 'query'), message: entryMessage(detail, 'query', allowed) });
