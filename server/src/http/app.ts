@@ -4,7 +4,7 @@ import helmet from 'helmet';
 
 import { processDatabase } from '../db';
 import { createSettingsRouter } from '../settings/router';
-import { apiRouter } from './api-router';
+import { mountApi } from './api-router';
 import type { AppDeps } from './deps';
 import { errorHandler, notFoundHandler } from './errors';
 import { healthRoutes } from './health';
@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 	healthRoutes(app, processDatabase(), limitStore);
 	app.use(createRateLimiter(config, limitStore, logger));
 	// The API first: its requests are the many, and the settings router has layers to pass.
-	app.use('/api/v1', apiRouter(deps));
+	mountApi(app, deps);
 	app.use(createSettingsRouter(deps));
 	app.use(notFoundHandler);
 	app.use(errorHandler);

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import type { Application, RequestHandler } from 'express';
 
 import type { Scope } from '../api-keys/model';
 import { requireApiKey, requireScope } from './auth';
@@ -21,13 +21,20 @@ type Method = 'get' | 'post' | 'patch' | 'delete';
 
 export type RouteTable = Record<string, Partial<Record<Method, Operation>>>;
 
-export function mountRoutes(router: Router, table: RouteTable): void {
+export interface MountOptions {
+	/** Prepended to every path of the table. */
+	prefix?: string;
+	/** Run first by every operation (a 405 is a problem, which sets its own headers). */
+	before?: RequestHandler[];
+}
+
+export function mountRoutes(app: Application, table: RouteTable, { prefix = '', before = [] }: MountOptions = {}): void {
 	for (const [path, operations] of Object.entries(table)) {
-		const route = router.route(path);
+		const route = app.route(prefix + path);
 		for (const [method, operation] of Object.entries(operations) as Array<[Method, Operation]>) {
 			const { scope } = operation;
 			const guards = scope === undefined ? [] : scope === 'by-handler' ? [requireApiKey] : [requireApiKey, requireScope(scope)];
-			route[method](...guards, ...operation.handlers);
+			route[method](...before, ...guards, ...operation.handlers);
 		}
 		route.all(methodNotAllowed(Object.keys(operations).map((m) => m.toUpperCase())));
 	}
