@@ -10,7 +10,7 @@ import { webhookRoutes } from '../webhooks/routes';
 import type { AppDeps } from './deps';
 import { mountRoutes } from './routes';
 
-export const API_PREFIX = '/api/v1';
+const API_PREFIX = '/api/v1';
 
 /** Answers hold an organization's records: no browser or proxy cache may keep a copy. */
 const noStore: RequestHandler = (_req, res, next) => {
@@ -20,8 +20,8 @@ const noStore: RequestHandler = (_req, res, next) => {
 
 /**
  * Everything under /api/v1, assembled from each component's route table. The routes are the
- * app's own rather than a router's mounted at the prefix: a nested router re-matched and
- * rewrote every request's path on the way in and out, a twentieth of a list request's CPU.
+ * app's own rather than a router's mounted at the prefix: a nested router matched the prefix,
+ * cut it from every request's path and put it back (≈ 9 µs of a list request's CPU).
  * (Errors set Cache-Control themselves in sendProblem, whichever route they come from.)
  */
 export function mountApi(app: Application, deps: Pick<AppDeps, 'config'>): void {
