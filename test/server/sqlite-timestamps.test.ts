@@ -1,11 +1,9 @@
-import { toDate } from '../../server/src/db/reads';
+import { sqliteTimestamp as stored, toDate } from '../../server/src/db/reads';
 
 /**
  * SQLite returns timestamps as the text Sequelize wrote (`2026-05-01 09:30:00.123 +00:00`); the
  * read path turns it back into the instant that was written, whatever the instant.
  */
-
-const stored = (date: Date) => `${date.toISOString().replace('T', ' ').replace('Z', '')} +00:00`;
 
 test('every timestamp Sequelize stores in SQLite reads back as the same instant', () => {
 	const instants = [

@@ -102,13 +102,20 @@ export function toDate(value: Date | string | null | undefined): Date | null {
 }
 
 /**
- * A parameter as SQLite compares it with stored values. Sequelize stores timestamps as text in
- * UTC (`2026-05-01 09:30:00.000 +00:00`), which sorts as time does; the driver would bind a Date
- * as a number, and every number sorts before every text in SQLite.
+ * A timestamp as Sequelize stores it in SQLite: text in UTC (`2026-05-01 09:30:00.000 +00:00`),
+ * which sorts as time does. Raw SQL binds this too, so raw and model writes compare alike.
+ */
+export function sqliteTimestamp(date: Date): string {
+	const iso = date.toISOString();
+	return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00`;
+}
+
+/**
+ * A parameter as SQLite compares it with stored values: the driver would bind a Date as a
+ * number, and every number sorts before every text in SQLite.
  */
 function sqliteValue(value: unknown): unknown {
-	if (!(value instanceof Date)) return value;
-	return `${value.toISOString().replace('T', ' ').replace('Z', '')} +00:00`;
+	return value instanceof Date ? sqliteTimestamp(value) : value;
 }
 
 /** SQLite read connections per process: a list's page and its total are read at once. */

@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 
+import { sqliteTimestamp } from '../db/reads';
 import { enqueueDeliveries } from '../webhooks/enqueue';
 import type { EventType } from './types';
 
@@ -28,12 +29,11 @@ const INSERT: Record<'postgres' | 'sqlite', string> = {
 
 /**
  * A timestamp as bound into raw SQL. PostgreSQL takes ISO 8601. SQLite stores text, compared as
- * text, so it gets the exact form Sequelize writes for DATE columns there (`2026-01-02
- * 03:04:05.678 +00:00`): raw and model writes then sort and compare alike.
+ * text, so it gets the exact form Sequelize writes for DATE columns there: raw and model writes
+ * then sort and compare alike.
  */
 export function storedDate(sequelize: Sequelize, date: Date): string {
-	const iso = date.toISOString();
-	return sequelize.getDialect() === 'sqlite' ? `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00` : iso;
+	return sequelize.getDialect() === 'sqlite' ? sqliteTimestamp(date) : date.toISOString();
 }
 
 export interface EventInput {

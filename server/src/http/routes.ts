@@ -6,7 +6,8 @@ import { methodNotAllowed } from './errors';
 
 /**
  * A component's routes as data: path → method → the scope it needs and its handlers.
- * Mounting adds authentication and the scope check in front, and a 405 for other methods.
+ * Mounting puts them under /api/v1 and adds `Cache-Control: no-store`, authentication and the
+ * scope check in front, and a 405 for other methods.
  */
 export interface Operation {
 	/**
@@ -21,21 +22,24 @@ type Method = 'get' | 'post' | 'patch' | 'delete';
 
 export type RouteTable = Record<string, Partial<Record<Method, Operation>>>;
 
-export interface MountOptions {
-	/** Prepended to every path of the table. */
-	prefix?: string;
-	/** Run first by every operation (a 405 is a problem, which sets its own headers). */
-	before?: RequestHandler[];
-}
+/** Every route table is the API's: mounted under this prefix, on the app itself. */
+const API_PREFIX = '/api/v1';
 
-export function mountRoutes(app: Application, table: RouteTable, { prefix = '', before = [] }: MountOptions = {}): void {
+/** Answers hold an organization's records: no browser or proxy cache may keep a copy. */
+const noStore: RequestHandler = (_req, res, next) => {
+	res.setHeader('Cache-Control', 'no-store');
+	next();
+};
+
+export function mountRoutes(app: Application, table: RouteTable): void {
 	for (const [path, operations] of Object.entries(table)) {
-		const route = app.route(prefix + path);
+		const route = app.route(API_PREFIX + path);
 		for (const [method, operation] of Object.entries(operations) as Array<[Method, Operation]>) {
 			const { scope } = operation;
 			const guards = scope === undefined ? [] : scope === 'by-handler' ? [requireApiKey] : [requireApiKey, requireScope(scope)];
-			route[method](...before, ...guards, ...operation.handlers);
+			route[method](noStore, ...guards, ...operation.handlers);
 		}
+		// A 405 is a problem, which sets Cache-Control itself (sendProblem).
 		route.all(methodNotAllowed(Object.keys(operations).map((m) => m.toUpperCase())));
 	}
 }
