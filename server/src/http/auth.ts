@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 
 import type { Scope } from '../api-keys/model';
 import { authenticate, type Caller } from '../api-keys/service';
@@ -12,15 +12,19 @@ import { hasApiAccess } from '../organizations/plan';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-/** The authenticated caller, as `requireApiKey` left it on the response. */
+/** The authenticated caller, as `checkCaller` left it on the response. */
 export function callerOf(res: Response): Caller {
 	const caller = res.locals.caller as Caller | undefined;
-	if (!caller) throw new Error('callerOf() used on a route without requireApiKey');
+	if (!caller) throw new Error('callerOf() used on a route without a key check');
 	return caller;
 }
 
-/** Resolves the bearer key on every request (no cache: a revoked key must fail at once). */
-export const requireApiKey: RequestHandler = async (req, res, next) => {
+/**
+ * Resolves the bearer key on every request (no cache: a revoked key must fail at once), then the
+ * plan, then the scope the operation needs (`by-handler`: the handler decides what the key's
+ * scopes allow); leaves the caller on the response for `callerOf`.
+ */
+export async function checkCaller(req: Request, res: Response, scope: Scope | 'by-handler'): Promise<void> {
 	const match = BEARER.exec(req.get('authorization') ?? '');
 	if (!match) throw problems.missingApiKey();
 	const caller = await authenticate(match[1]);
@@ -28,13 +32,7 @@ export const requireApiKey: RequestHandler = async (req, res, next) => {
 	res.locals.caller = caller;
 	// GitHub's convention: tell integrators what their key holds, to make 403s self-explaining.
 	res.setHeader('X-OAuth-Scopes', caller.apiKey.scopeList.join(', '));
-	next();
-};
-
-export function requireScope(scope: Scope): RequestHandler {
-	return (_req, res, next) => {
-		res.setHeader('X-Accepted-OAuth-Scopes', scope);
-		if (!callerOf(res).apiKey.scopeList.includes(scope)) throw problems.insufficientScope(scope);
-		next();
-	};
+	if (scope === 'by-handler') return;
+	res.setHeader('X-Accepted-OAuth-Scopes', scope);
+	if (!caller.apiKey.scopeList.includes(scope)) throw problems.insufficientScope(scope);
 }

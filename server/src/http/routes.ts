@@ -1,7 +1,7 @@
 import type { Application, RequestHandler } from 'express';
 
 import type { Scope } from '../api-keys/model';
-import { requireApiKey, requireScope } from './auth';
+import { checkCaller } from './auth';
 import { methodNotAllowed } from './errors';
 
 /**
@@ -25,19 +25,24 @@ export type RouteTable = Record<string, Partial<Record<Method, Operation>>>;
 /** Every route table is the API's: mounted under this prefix, on the app itself. */
 const API_PREFIX = '/api/v1';
 
-/** Answers hold an organization's records: no browser or proxy cache may keep a copy. */
-const noStore: RequestHandler = (_req, res, next) => {
-	res.setHeader('Cache-Control', 'no-store');
-	next();
-};
+/**
+ * What runs before an operation's handlers, as one route step: `Cache-Control: no-store` (answers
+ * hold an organization's records: no browser or proxy cache may keep a copy), then the key and
+ * scope checks.
+ */
+function guard(scope: Operation['scope']): RequestHandler {
+	return async (req, res, next) => {
+		res.setHeader('Cache-Control', 'no-store');
+		if (scope !== undefined) await checkCaller(req, res, scope);
+		next();
+	};
+}
 
 export function mountRoutes(app: Application, table: RouteTable): void {
 	for (const [path, operations] of Object.entries(table)) {
 		const route = app.route(API_PREFIX + path);
 		for (const [method, operation] of Object.entries(operations) as Array<[Method, Operation]>) {
-			const { scope } = operation;
-			const guards = scope === undefined ? [] : scope === 'by-handler' ? [requireApiKey] : [requireApiKey, requireScope(scope)];
-			route[method](noStore, ...guards, ...operation.handlers);
+			route[method](guard(operation.scope), ...operation.handlers);
 		}
 		// A 405 is a problem, which sets Cache-Control itself (sendProblem).
 		route.all(methodNotAllowed(Object.keys(operations).map((m) => m.toUpperCase())));
