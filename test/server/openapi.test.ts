@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
+import { apiKeyRoutes } from '../../server/src/api-keys/routes';
 import { certificateRoutes } from '../../server/src/certificates/routes';
 import { courseRoutes } from '../../server/src/courses/routes';
 import { Event, processReads } from '../../server/src/db';
@@ -93,7 +94,7 @@ test('the document is OpenAPI 3.1 with bearer security, served without a key', (
 
 test('every route of the app is documented, with its methods, and nothing else is', () => {
 	const fromApp = new Set<string>();
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, hookRoutes, openApiRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, hookRoutes, apiKeyRoutes, openApiRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const method of Object.keys(operations)) fromApp.add(`${method} /api/v1${path.replace(/:(\w+)/g, '{$1}')}`);
 		}
@@ -106,13 +107,14 @@ test('every route of the app is documented, with its methods, and nothing else i
 });
 
 test('each operation documents the scope the app enforces', () => {
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, hookRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, hookRoutes, apiKeyRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const [method, operation] of Object.entries(operations)) {
 				const documented = doc.paths[`/api/v1${path.replace(/:(\w+)/g, '{$1}')}`][method];
-				// The feed checks per event type: either of the two read scopes opens it.
+				// The feed checks per event type: either of the two read scopes opens it; GET /key needs a key and no scope.
 				const scopes = operation.scope === 'by-handler' ? ['read:enrollments', 'read:users'] : [operation.scope];
-				expect(documented.security).toEqual(scopes.map((scope) => ({ bearerAuth: [scope] })));
+				const security = operation.scope === 'any-key' ? [{ bearerAuth: [] }] : scopes.map((scope) => ({ bearerAuth: [scope] }));
+				expect(documented.security).toEqual(security);
 			}
 		}
 	}
@@ -131,6 +133,8 @@ describe('successful responses match the document', () => {
 		['/api/v1/certificates', '/api/v1/certificates?per_page=100'],
 		['/api/v1/openapi.json', '/api/v1/openapi.json'],
 		['/api/v1/webhook_endpoints', '/api/v1/webhook_endpoints'],
+		['/api/v1/key', '/api/v1/key'],
+		['/api/v1/events/head', '/api/v1/events/head'],
 	])('GET %s (%s)', async (template, path) => {
 		expect((await check('GET', template, path, { key: world.keys.all })).status).toBe(200);
 	});

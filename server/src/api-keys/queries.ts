@@ -23,3 +23,19 @@ export const KEY_LOOKUP = statement(
 		'FROM api_keys k LEFT JOIN organizations o ON o.id = k.organization_id WHERE k.key_hash = $1',
 	['lastUsedAt'],
 );
+
+/** What GET /api/v1/key shows of the calling key and its organization (never the secret or its digest). */
+export interface KeyDescriptionRow {
+	id: string;
+	label: string;
+	scopes: string;
+	organizationId: string;
+	organizationName: string;
+	organizationSlug: string;
+}
+
+export const KEY_DESCRIPTION = statement(
+	'SELECT k.id AS "id", k.label AS "label", k.scopes AS "scopes", ' +
+		'o.id AS "organizationId", o.name AS "organizationName", o.slug AS "organizationSlug" ' +
+		'FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $1',
+);

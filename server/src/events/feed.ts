@@ -96,6 +96,21 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
 	return { rows: hasMore ? events.slice(0, limit) : events, hasMore };
 }
 
+/**
+ * The id of the newest event the feed serves now among these types (omitted: every type), or
+ * null. Reading on with it as `after` misses nothing: it lies below the same visibility bound
+ * as every page (whatever is not served yet sorts after it). One index read per type, from the
+ * top: MAX over an `IN` list would walk every event of those types.
+ */
+export async function feedHead(organizationId: string, types?: readonly EventType[]): Promise<string | null> {
+	const newest = (typeFilter: string) => `SELECT MAX(id) AS head FROM events WHERE organization_id = $1 ${typeFilter} ${visible()}`;
+	const sql = types
+		? `SELECT MAX(head) AS head FROM (${types.map((_, i) => newest(`AND type = $${i + 2}`)).join(' UNION ALL ')}) AS heads`
+		: newest('');
+	const [row] = await processReads().rows<{ head: string | null }>(statement(sql), [organizationId, ...(types ?? [])]);
+	return row?.head ?? null;
+}
+
 /** One served event of the organization, or undefined. */
 export async function findEvent(organizationId: string, id: string): Promise<EventRow | undefined> {
 	if (!EVENT_ID.test(id)) return undefined;

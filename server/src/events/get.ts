@@ -2,9 +2,10 @@ import type { RequestHandler } from 'express';
 
 import { problems } from '../common/problem';
 import { callerOf } from '../http/auth';
-import { findEvent, serializeEvent } from './feed';
+import { parseQuery } from '../http/validate';
+import { feedHead, findEvent, serializeEvent } from './feed';
 import { visibleTypes } from './list';
-import { scopeOf } from './types';
+import { EVENT_TYPES, scopeOf } from './types';
 
 /** GET /api/v1/events/{id}: one event the feed has served (or would serve now). */
 export const getEvent: RequestHandler = async (req, res) => {
@@ -14,4 +15,16 @@ export const getEvent: RequestHandler = async (req, res) => {
 	if (!row) throw problems.notFound('event');
 	if (!visible.includes(row.type)) throw problems.insufficientScope(scopeOf(row.type));
 	res.json(serializeEvent(row));
+};
+
+/**
+ * GET /api/v1/events/head (SPEC §19): `{ "after": <newest event this key can see, or null> }`,
+ * so that a reader starts from now with one request instead of walking the retained feed.
+ */
+export const getFeedHead: RequestHandler = async (req, res) => {
+	const caller = callerOf(res);
+	const visible = visibleTypes(caller.apiKey.scopeList);
+	parseQuery({}, req.query);
+	const after = await feedHead(caller.organization.id, visible.length === EVENT_TYPES.length ? undefined : visible);
+	res.json({ after });
 };

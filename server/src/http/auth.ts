@@ -22,9 +22,9 @@ export function callerOf(res: Response): Caller {
 /**
  * Resolves the bearer key on every request (no cache: a revoked key must fail at once), then the
  * plan, then the scope the operation needs (`by-handler`: the handler decides what the key's
- * scopes allow); leaves the caller on the response for `callerOf`.
+ * scopes allow; `any-key`: none needed); leaves the caller on the response for `callerOf`.
  */
-export async function checkCaller(req: Request, res: Response, scope: Scope | 'by-handler'): Promise<void> {
+export async function checkCaller(req: Request, res: Response, scope: Scope | 'by-handler' | 'any-key'): Promise<void> {
 	const match = BEARER.exec(req.get('authorization') ?? '');
 	if (!match) throw problems.missingApiKey();
 	const caller = await authenticate(match[1]);
@@ -32,7 +32,7 @@ export async function checkCaller(req: Request, res: Response, scope: Scope | 'b
 	res.locals.caller = caller;
 	// GitHub's convention: tell integrators what their key holds, to make 403s self-explaining.
 	res.setHeader('X-OAuth-Scopes', caller.apiKey.scopeList.join(', '));
-	if (scope === 'by-handler') return;
+	if (scope === 'by-handler' || scope === 'any-key') return;
 	res.setHeader('X-Accepted-OAuth-Scopes', scope);
 	if (!caller.apiKey.scopeList.includes(scope)) throw problems.insufficientScope(scope);
 }

@@ -13,8 +13,9 @@ export interface Operation {
 	/**
 	 * Omitted for public operations (the OpenAPI document). `by-handler`: a key is required and
 	 * the handler decides what its scopes allow (the event feed: one scope per event type).
+	 * `any-key`: a key is required, whatever its scopes (GET /key: who am I).
 	 */
-	scope?: Scope | 'by-handler';
+	scope?: Scope | 'by-handler' | 'any-key';
 	handlers: RequestHandler[];
 }
 

@@ -110,7 +110,7 @@ function unknownEntry(name: string, where: Location, allowed: string[]): FieldEr
 		code: where === 'query' ? 'unknown_parameter' : 'unknown_field',
 		message:
 			where === 'query'
-				? `Unknown query parameter ${clip(name)}: this endpoint accepts ${allowed.join(', ')}.`
+				? `Unknown query parameter ${clip(name)}: this endpoint accepts ${allowed.length ? allowed.join(', ') : 'no query parameters'}.`
 				: `Unknown field ${clip(name)}: send only ${allowed.join(' and ')}.`,
 	};
 }

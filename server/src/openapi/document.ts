@@ -309,6 +309,38 @@ const getEvent = {
 	},
 };
 
+const feedHead = {
+	operationId: 'getEventFeedHead',
+	summary: 'Where the event feed ends now',
+	description:
+		'`after` is the id of the newest event this key can see (its scopes decide the types), or null. Reading the feed with it as ' +
+		'`after` returns exactly what happens from now on: like every page, it never passes an event that can still appear.',
+	tags: ['Event'],
+	...eventSecurity,
+	responses: {
+		'200': ok('The head of the feed.', ref('FeedHead')),
+		'400': problem('The query has a parameter: this endpoint takes none.', 400, ['invalid_request']),
+		...commonErrors,
+	},
+};
+
+const currentKey = {
+	operationId: 'getCurrentApiKey',
+	summary: 'The calling API key',
+	description:
+		'Any valid key, whatever its scopes: its id, label, scopes and organization. An answer proves the address is the LMS and the key ' +
+		'authenticates (an unknown path answers 404 before any key is checked), which is what an integration’s connection test needs.',
+	tags: ['ApiKey'],
+	security: [{ bearerAuth: [] }],
+	'x-required-scope': 'none',
+	responses: {
+		'200': ok('The key.', ref('ApiKey')),
+		'400': problem('The query has a parameter: this endpoint takes none.', 400, ['invalid_request']),
+		...commonErrors,
+		'403': problem('The organization is not on Enterprise.', 403, ['plan_required']),
+	},
+};
+
 export function openApiDocument() {
 	return {
 		openapi: '3.1.0',
@@ -336,9 +368,11 @@ export function openApiDocument() {
 			'/api/v1/certificates': listOperation('listCertificates', 'List certificates', 'Certificate', 'read:enrollments', ['student_id', 'course_id', 'expires_before', 'expires_after']),
 			'/api/v1/certificates/{id}': getOperation('getCertificate', 'Retrieve a certificate', 'Certificate', 'read:enrollments', ID_PATTERNS.certificate),
 			'/api/v1/events': { get: listEvents },
+			'/api/v1/events/head': { get: feedHead },
 			'/api/v1/events/{id}': { get: getEvent },
 			'/api/v1/webhook_endpoints': webhookEndpoints,
 			'/api/v1/webhook_endpoints/{id}': webhookEndpoint,
+			'/api/v1/key': { get: currentKey },
 			'/api/v1/openapi.json': {
 				get: {
 					operationId: 'getOpenApiDocument',
@@ -381,6 +415,8 @@ export function openApiDocument() {
 				CourseList: schemas.listOf('Course'),
 				EnrollmentList: schemas.listOf('Enrollment'),
 				CertificateList: schemas.listOf('Certificate'),
+				ApiKey: schemas.ApiKey,
+				FeedHead: schemas.FeedHead,
 				Event: schemas.Event,
 				EventList: schemas.EventList,
 				WebhookEndpoint: webhooks.WebhookEndpoint,
@@ -399,6 +435,7 @@ export function openApiDocument() {
 			{ name: 'Certificate', description: 'Covered by the read:enrollments scope.' },
 			{ name: 'Event', description: 'The feed of what happened: read by cursor.' },
 			{ name: 'WebhookEndpoint', description: 'Where the LMS posts events (SPEC §12); the manage:webhooks scope.' },
+			{ name: 'ApiKey', description: 'The calling key: who it is, what it may do. Keys are managed in Settings → API Keys, never through the API.' },
 			{ name: 'Meta' },
 		],
 	};

@@ -1,3 +1,4 @@
+import { SCOPES } from '../api-keys/model';
 import { ROLES } from '../users/model';
 import { ENROLLMENT_STATUSES } from '../enrollments/model';
 import { ID_PATTERNS } from '../common/id-shapes';
@@ -141,6 +142,34 @@ export const EventList = record(
 		has_more: { type: 'boolean', description: 'More events are there already: ask again with after = the last id of data.' },
 	},
 	'A page of the event feed.',
+);
+
+export const ApiKey = record(
+	{
+		id: { type: 'string', pattern: '^key_[A-Za-z0-9]{1,36}$', examples: ['key_9Qm2Lx7Tc4Vb8Nz1'] },
+		label: { type: 'string', minLength: 1, maxLength: 100, description: 'What the Super Admin called the key.' },
+		scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] }, minItems: 1, uniqueItems: true, description: 'In catalogue order.' },
+		organization: record(
+			{
+				id: { type: 'string', pattern: '^org_[A-Za-z0-9]{1,36}$', examples: ['org_3Kd8Wq1Zp6Rt2Yv9'] },
+				name: { type: 'string' },
+				slug: { type: 'string' },
+			},
+			'The organization the key belongs to: the only one whose records it reaches.',
+		),
+	},
+	'The calling API key, never its secret.',
+);
+
+export const FeedHead = record(
+	{
+		after: {
+			type: ['string', 'null'],
+			pattern: '^evt_[0-9a-f]{28}$',
+			description: 'The newest event the key can see, or null when there is none: pass it as `after` to read only what happens from now on.',
+		},
+	},
+	'Where the event feed ends now, for this key.',
 );
 
 export function listOf(item: string) {
