@@ -28,7 +28,7 @@ export default tseslint.config(
 		// Domain code knows nothing of HTTP. In a component folder, routes.ts and the files named
 		// after an HTTP operation are its web endpoints; every other file is domain code.
 		files: [
-			'server/src/{users,courses,enrollments,certificates,api-keys,events,webhooks,organizations,sign-in,search,common,db,demo}/**/*.ts',
+			'server/src/{users,courses,enrollments,certificates,api-keys,events,webhooks,idempotency,organizations,sign-in,search,common,db,demo}/**/*.ts',
 		],
 		ignores: ['**/{routes,get,list,create,update,delete}.ts'],
 		rules: {

@@ -10,6 +10,7 @@ import * as searchWords from './migrations/0007-search-words';
 import * as webhooks from './migrations/0008-webhooks';
 import * as listCounts from './migrations/0009-list-counts';
 import * as listCountsPerStatement from './migrations/0010-list-counts-per-statement';
+import * as idempotencyKeys from './migrations/0012-idempotency-keys';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0008-webhooks', webhooks],
 	['0009-list-counts', listCounts],
 	['0010-list-counts-per-statement', listCountsPerStatement],
+	['0012-idempotency-keys', idempotencyKeys],
 ];
 
 export function migrator(sequelize: Sequelize): Umzug<QueryInterface> {

@@ -5,6 +5,7 @@ import { Certificate } from '../certificates/model';
 import { Course } from '../courses/model';
 import { Enrollment } from '../enrollments/model';
 import { Event } from '../events/model';
+import { IdempotencyKey } from '../idempotency/model';
 import { Organization } from '../organizations/model';
 import { OneTimeKeyRow } from '../settings/one-time-key-model';
 import { SignInAttempt } from '../sign-in/model';
@@ -13,9 +14,9 @@ import { WebhookDelivery, WebhookEndpoint } from '../webhooks/model';
 
 /** Binds every model to the process's one Sequelize instance. */
 export function initModels(sequelize: Sequelize): void {
-	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent, Event, WebhookEndpoint, WebhookDelivery, SignInAttempt, OneTimeKeyRow]) {
+	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent, Event, WebhookEndpoint, WebhookDelivery, SignInAttempt, OneTimeKeyRow, IdempotencyKey]) {
 		model.initModel(sequelize);
 	}
 }
 
-export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, OneTimeKeyRow, Organization, SignInAttempt, User, WebhookDelivery, WebhookEndpoint };
+export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, IdempotencyKey, OneTimeKeyRow, Organization, SignInAttempt, User, WebhookDelivery, WebhookEndpoint };

@@ -1,8 +1,6 @@
-import type { RequestHandler } from 'express';
 import Joi from 'joi';
 
-import { callerOf } from '../http/auth';
-import { jsonBody } from '../http/json-body';
+import { created, type WriteHandler } from '../http/answer';
 import { parseBody } from '../http/validate';
 import { enrollStudent } from './enroll';
 import { serializeEnrollment } from './serialize';
@@ -15,11 +13,9 @@ const bodySchema = Joi.object<{ student_id: string; course_id: string }>({
 	.required()
 	.unknown(false);
 
-/** POST /api/v1/enrollments */
-const createEnrollmentHandler: RequestHandler = async (req, res) => {
-	const { student_id, course_id } = parseBody(bodySchema, req.body);
-	const enrollment = await enrollStudent(callerOf(res).organization.id, student_id, course_id);
-	res.status(201).location(`/api/v1/enrollments/${enrollment.id}`).json(serializeEnrollment(enrollment));
+/** POST /api/v1/enrollments, and each item of POST /api/v1/enrollments/batch. */
+export const createEnrollment: WriteHandler = async ({ body, caller }) => {
+	const { student_id, course_id } = parseBody(bodySchema, body);
+	const enrollment = await enrollStudent(caller.organization.id, student_id, course_id);
+	return created(`/api/v1/enrollments/${enrollment.id}`, serializeEnrollment(enrollment));
 };
-
-export const createEnrollment: RequestHandler[] = [...jsonBody, createEnrollmentHandler];

@@ -7,10 +7,10 @@ import { updateEnrollment } from './update';
 export const enrollmentRoutes: RouteTable = {
 	'/enrollments': {
 		get: { scope: 'read:enrollments', handlers: [listEnrollments] },
-		post: { scope: 'write:enrollments', handlers: createEnrollment },
+		post: { scope: 'write:enrollments', write: createEnrollment },
 	},
 	'/enrollments/:id': {
 		get: { scope: 'read:enrollments', handlers: [getEnrollment] },
-		patch: { scope: 'write:enrollments', handlers: updateEnrollment },
+		patch: { scope: 'write:enrollments', write: updateEnrollment },
 	},
 };

@@ -1,8 +1,6 @@
-import type { RequestHandler } from 'express';
 import Joi from 'joi';
 
-import { callerOf } from '../http/auth';
-import { jsonBody } from '../http/json-body';
+import { ok, type WriteHandler } from '../http/answer';
 import { parseBody } from '../http/validate';
 import { changeEnrollment } from './change';
 import { serializeEnrollment } from './serialize';
@@ -28,10 +26,8 @@ const bodySchema = Joi.object<{ status?: 'active' | 'completed' | 'withdrawn'; p
 	.unknown(false);
 
 /** PATCH /api/v1/enrollments/{id} */
-const updateEnrollmentHandler: RequestHandler = async (req, res) => {
-	const { status, progress_percent: progress } = parseBody(bodySchema, req.body);
-	const enrollment = await changeEnrollment(callerOf(res).organization.id, String(req.params.id), { status, progress });
-	res.json(serializeEnrollment(enrollment));
+export const updateEnrollment: WriteHandler = async ({ body, params, caller }) => {
+	const { status, progress_percent: progress } = parseBody(bodySchema, body);
+	const enrollment = await changeEnrollment(caller.organization.id, params.id, { status, progress });
+	return ok(serializeEnrollment(enrollment));
 };
-
-export const updateEnrollment: RequestHandler[] = [...jsonBody, updateEnrollmentHandler];

@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 
 import { writeTransaction } from '../db/write-transaction';
+import { pruneIdempotencyKeys } from '../idempotency/retention';
 import { pruneDeliveries } from '../webhooks/retention';
 import { Event } from './model';
 import { storedDate } from './record';
@@ -52,9 +53,11 @@ export function schedulePruning(
 ): { stop(): Promise<void> } {
 	let running: Promise<unknown> = Promise.resolve();
 	const run = () => {
-		// Webhook deliveries of removed events go with them (webhooks/retention.ts).
+		// Webhook deliveries of removed events go with them (webhooks/retention.ts); idempotency
+		// keys past their 24 hours go too (an expired key already counts as absent).
 		running = pruneEvents(retentionDays)
 			.then(() => pruneDeliveries(retentionDays))
+			.then(() => pruneIdempotencyKeys())
 			.catch(onError);
 	};
 	run();

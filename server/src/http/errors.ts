@@ -36,13 +36,19 @@ export function sendProblem(res: Response, problem: Problem): void {
 	res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
+/** body-parser's limit (bytes) as the 413 says it: each route has its own (http/json-body.ts). */
+function sizeInWords(limit: unknown): string {
+	if (typeof limit !== 'number') return 'the limit';
+	return limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`;
+}
+
 /** body-parser and the router signal client errors with `type`/`status`; give them our codes. */
 function clientErrorProblem(err: { type?: unknown; status?: unknown }): Problem | undefined {
 	switch (err.type) {
 		case 'entity.parse.failed':
 			return problems.malformedJson();
 		case 'entity.too.large':
-			return problems.payloadTooLarge('16 KiB');
+			return problems.payloadTooLarge(sizeInWords((err as { limit?: unknown }).limit));
 		case 'encoding.unsupported':
 		case 'charset.unsupported':
 			return problems.unsupportedMediaType();
@@ -60,13 +66,19 @@ function clientErrorProblem(err: { type?: unknown; status?: unknown }): Problem 
 	return undefined;
 }
 
+/** The problem an error stands for (ours, a broken rule, a client error), or undefined for a bug. */
+export function knownProblem(err: unknown): Problem | undefined {
+	if (err instanceof Problem) return err;
+	if (err instanceof RuleError) return ruleProblem(err);
+	return clientErrorProblem(err ?? {});
+}
+
 export const errorHandler: ErrorRequestHandler = (err, _req, res, next) => {
 	if (res.headersSent) {
 		next(err);
 		return;
 	}
-	let problem =
-		err instanceof Problem ? err : err instanceof RuleError ? ruleProblem(err) : clientErrorProblem((err ?? {}) as { type?: unknown; status?: unknown });
+	let problem = knownProblem(err);
 	if (!problem || problem.status >= 500) {
 		// The access log writes it with the request's line (level error, with the request id).
 		(res as Response & { err?: unknown }).err = err instanceof Error ? err : new Error(describeError(err).message as string);

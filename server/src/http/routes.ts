@@ -1,13 +1,17 @@
 import type { Application, RequestHandler } from 'express';
 
 import type { Scope } from '../api-keys/model';
+import type { WriteHandler } from './answer';
 import { checkCaller } from './auth';
 import { methodNotAllowed } from './errors';
+import { idempotencyKeyOf, writeStep } from './idempotency';
+import { BODY_LIMIT, jsonBodyOf } from './json-body';
 
 /**
  * A component's routes as data: path → method → the scope it needs and its handlers.
  * Mounting puts them under /api/v1 and adds `Cache-Control: no-store`, authentication and the
- * scope check in front, and a 405 for other methods.
+ * scope check in front, and a 405 for other methods. Writes (POST, PATCH) are WriteOperations:
+ * mounting adds the JSON body and the Idempotency-Key to each of them.
  */
 export interface Operation {
 	/**
@@ -19,9 +23,18 @@ export interface Operation {
 	handlers: RequestHandler[];
 }
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+/**
+ * A POST or PATCH: a JSON body, and an answer returned rather than sent (http/answer.ts), so that
+ * it can be kept for an Idempotency-Key and reused by a batch.
+ */
+export interface WriteOperation {
+	scope: Scope;
+	write: WriteHandler;
+	/** Largest body taken; BODY_LIMIT (16 KiB) unless set (a batch takes more). */
+	bodyLimit?: string;
+}
 
-export type RouteTable = Record<string, Partial<Record<Method, Operation>>>;
+export type RouteTable = Record<string, { get?: Operation; delete?: Operation; post?: WriteOperation; patch?: WriteOperation }>;
 
 /** Every route table is the API's: mounted under this prefix, on the app itself. */
 const API_PREFIX = '/api/v1';
@@ -29,12 +42,13 @@ const API_PREFIX = '/api/v1';
 /**
  * What runs before an operation's handlers, as one route step: `Cache-Control: no-store` (answers
  * hold an organization's records: no browser or proxy cache may keep a copy), then the key and
- * scope checks.
+ * scope checks, then for a write its Idempotency-Key's shape (validation comes after the scope).
  */
-function guard(scope: Operation['scope']): RequestHandler {
+function guard(scope: Operation['scope'], write = false): RequestHandler {
 	return async (req, res, next) => {
 		res.setHeader('Cache-Control', 'no-store');
 		if (scope !== undefined) await checkCaller(req, res, scope);
+		if (write) res.locals.idempotencyKey = idempotencyKeyOf(req);
 		next();
 	};
 }
@@ -42,8 +56,13 @@ function guard(scope: Operation['scope']): RequestHandler {
 export function mountRoutes(app: Application, table: RouteTable): void {
 	for (const [path, operations] of Object.entries(table)) {
 		const route = app.route(API_PREFIX + path);
-		for (const [method, operation] of Object.entries(operations) as Array<[Method, Operation]>) {
-			route[method](guard(operation.scope), ...operation.handlers);
+		for (const method of ['get', 'delete'] as const) {
+			const operation = operations[method];
+			if (operation) route[method](guard(operation.scope), ...operation.handlers);
+		}
+		for (const method of ['post', 'patch'] as const) {
+			const operation = operations[method];
+			if (operation) route[method](guard(operation.scope, true), ...jsonBodyOf(operation.bodyLimit ?? BODY_LIMIT), writeStep(operation.write));
 		}
 		// A 405 is a problem, which sets Cache-Control itself (sendProblem).
 		route.all(methodNotAllowed(Object.keys(operations).map((m) => m.toUpperCase())));

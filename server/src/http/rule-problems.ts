@@ -13,7 +13,7 @@ type ToProblem = (err: RuleError) => Problem;
 
 /** The rule's own sentence is the detail. */
 const withMessage =
-	(status: number, title: string, extra: (err: RuleError) => Partial<Pick<Problem, 'errors' | 'extra'>> = () => ({})): ToProblem =>
+	(status: number, title: string, extra: (err: RuleError) => Partial<Pick<Problem, 'errors' | 'extra' | 'headers'>> = () => ({})): ToProblem =>
 	(err) =>
 		new Problem({ status, code: err.code, title, detail: err.message, ...extra(err) });
 
@@ -82,6 +82,10 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 		errors: [{ param: 'url', code: 'invalid_webhook_url', message: err.message }],
 	})),
 	too_many_endpoints: withMessage(422, 'Too many webhook endpoints'),
+
+	// Idempotency-Key (idempotency/keys.ts).
+	idempotency_key_reused: withMessage(422, 'Idempotency key reused'),
+	idempotency_key_in_use: withMessage(409, 'Idempotency key in use', () => ({ headers: { 'Retry-After': '1' } })),
 };
 
 /** The problem for a broken rule, or undefined if the API has no answer for it (a bug). */

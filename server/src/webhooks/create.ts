@@ -1,9 +1,7 @@
-import type { RequestHandler } from 'express';
 import Joi from 'joi';
 
+import { created, type WriteHandler } from '../http/answer';
 import type { AppDeps } from '../http/deps';
-import { callerOf } from '../http/auth';
-import { jsonBody } from '../http/json-body';
 import { parseBody } from '../http/validate';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './event-types';
 import { serializeEndpoint } from './serialize';
@@ -24,19 +22,22 @@ const bodySchema = Joi.object<{ url: string; events: string[]; description?: str
 	.required()
 	.unknown(false);
 
-/** POST /api/v1/webhook_endpoints: the one answer that carries the secret. */
-export function createWebhookEndpoint({ config }: Pick<AppDeps, 'config'>): RequestHandler[] {
-	const handler: RequestHandler = async (req, res) => {
-		const body = parseBody(bodySchema, req.body);
+/**
+ * POST /api/v1/webhook_endpoints: the one answer that carries the secret. A replay under the
+ * same Idempotency-Key answers the endpoint without it: a secret is shown once.
+ */
+export function createWebhookEndpoint({ config }: Pick<AppDeps, 'config'>): WriteHandler {
+	return async ({ body: raw, caller }) => {
+		const body = parseBody(bodySchema, raw);
 		// A refused URL or a full organization is a RuleError: http/rule-problems.ts answers it.
 		const { endpoint, secret } = await createEndpoint({
-			organizationId: callerOf(res).organization.id,
+			organizationId: caller.organization.id,
 			url: body.url,
 			events: body.events,
 			description: body.description || null,
 			allowPrivate: config.webhooks.allowPrivate,
 		});
-		res.status(201).location(`/api/v1/webhook_endpoints/${endpoint.id}`).json({ ...serializeEndpoint(endpoint), secret });
+		const record = serializeEndpoint(endpoint);
+		return created(`/api/v1/webhook_endpoints/${endpoint.id}`, { ...record, secret }, record);
 	};
-	return [...jsonBody, handler];
 }

@@ -9,7 +9,7 @@ export function webhookRoutes(deps: Pick<AppDeps, 'config'>): RouteTable {
 	return {
 		'/webhook_endpoints': {
 			get: { scope: 'manage:webhooks', handlers: [listWebhookEndpoints] },
-			post: { scope: 'manage:webhooks', handlers: createWebhookEndpoint(deps) },
+			post: { scope: 'manage:webhooks', write: createWebhookEndpoint(deps) },
 		},
 		'/webhook_endpoints/:id': {
 			get: { scope: 'manage:webhooks', handlers: [getWebhookEndpoint] },
