@@ -12,11 +12,12 @@ const CLI = join(__dirname, '..', '..', 'server', 'dist', 'cli.js');
 /**
  * Runs the built `lms-server` as an operator would. The environment is only what the test
  * passes (plus PATH), so the developer's own DATABASE_URL or LMS_PASSWORD can't leak in.
- * stdin gets `input` and is then closed, like a shell pipe. `umask` runs it under that umask.
+ * stdin gets `input` and is then closed, like a shell pipe. `umask` runs it under that umask,
+ * `cwd` in that folder (where relative DATABASE_URLs resolve).
  */
 export function runCli(
 	args: string[],
-	opts: { env?: Record<string, string | undefined>; input?: string; umask?: number } = {},
+	opts: { env?: Record<string, string | undefined>; input?: string; umask?: number; cwd?: string } = {},
 ): Promise<CliResult> {
 	return new Promise((resolve, reject) => {
 		// A umask is set by a shell in front, as an operator's login shell would have it.
@@ -26,6 +27,7 @@ export function runCli(
 				: ['/bin/sh', ['-c', `umask ${opts.umask.toString(8).padStart(3, '0')}; exec "$0" "$@"`, process.execPath, CLI, ...args]];
 		const child = spawn(command, argv, {
 			env: { PATH: process.env.PATH, ...opts.env },
+			cwd: opts.cwd,
 			stdio: ['pipe', 'pipe', 'pipe'],
 		});
 		let stdout = '';

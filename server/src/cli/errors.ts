@@ -3,6 +3,7 @@ import { ConnectionError } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
 import { ConfigError } from '../config';
+import { DatabaseFileError } from '../db/database';
 import { escapeControlCharacters } from '../common/text';
 import { scrubSecrets } from '../http/logging';
 import { CliError } from './output';
@@ -26,7 +27,7 @@ export function reportError(err: unknown): number {
 	let stack = '';
 	if (err instanceof ConfigError) line = `invalid configuration: ${err.message}`;
 	// The same rules as the API (e.g. an invalid enrollment transition), in the rule's own words.
-	else if (err instanceof RuleError || err instanceof CliError) line = err.message;
+	else if (err instanceof RuleError || err instanceof CliError || err instanceof DatabaseFileError) line = err.message;
 	// The URL may hold a password, so name the variable rather than print it.
 	else if (err instanceof ConnectionError) line = `lost the database named by DATABASE_URL: ${err.message}`;
 	else {

@@ -9,7 +9,7 @@ export function registerMigrate(program: Command): void {
 		.description('apply pending database migrations')
 		.action(() =>
 			withDatabase((applied) =>
-				printLines(applied.length === 0 ? 'The database is up to date.' : `Applied ${applied.join(', ')}.`),
+				printLines(applied.length === 0 ? 'The database is up to date.' : `Applied ${applied.join(', ')}.`), { create: true },
 			),
 		);
 }

@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 
 import type { Organization } from '../organizations/model';
 import { hasApiAccess } from '../organizations/plan';
-import { changePlan, createOrganization } from '../organizations/service';
+import { changePlan, createOrganization, listOrganizations } from '../organizations/service';
 import { withDatabase } from './context';
-import { printJson, printLines } from './output';
+import { printJson, printLines, printTable } from './output';
 
 const organizationJson = (o: Organization) => ({
 	id: o.id,
@@ -16,6 +16,19 @@ const organizationJson = (o: Organization) => ({
 
 export function registerOrgs(program: Command): void {
 	const orgs = program.command('orgs').description('manage organizations');
+
+	orgs
+		.command('list')
+		.description('list the organizations, oldest first')
+		.option('--json', 'print them as a JSON array')
+		.action((opts: { json?: boolean }) =>
+			withDatabase(async () => {
+				const all = await listOrganizations();
+				if (opts.json) return printJson(all.map(organizationJson));
+				if (all.length === 0) return printLines('No organizations yet: create one with `lms-server orgs create` or `lms-server seed --demo`.');
+				printTable(['SLUG', 'ID', 'PLAN', 'NAME'], all.map((o) => [o.slug, o.id, o.plan, o.name]));
+			}),
+		);
 
 	orgs
 		.command('create')

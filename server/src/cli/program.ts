@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { Command } from 'commander';
 
 import { registerDemo } from './demo';
@@ -10,10 +13,16 @@ import { registerStart } from './start';
 import { registerUsers } from './users';
 import { registerWebhooks } from './webhooks';
 
+/** The server package's version: package.json sits one folder above both src/ and dist/. */
+function serverVersion(): string {
+	return (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 /** SPEC §8's command line, one file per command group. */
 export function buildProgram(): Command {
 	const program = new Command('lms-server')
 		.description('The LMS reference server and its operator console. Configuration comes from the environment.')
+		.version(serverVersion(), '-V, --version', 'print the version')
 		// Usage errors, like every other error, are one line on stderr.
 		.configureOutput({ outputError: (message, write) => write(`lms-server: ${message.replace(/^error: /, '')}`) })
 		// Commands made with .command() inherit both settings, so a usage error anywhere

@@ -31,6 +31,6 @@ export function registerSeed(program: Command): void {
 				const demo = await seedDemo();
 				if (opts.json) printJson(demo);
 				else printDemo(demo);
-			});
+			}, { create: true });
 		});
 }

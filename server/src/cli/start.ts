@@ -51,7 +51,7 @@ function loadDemoIfEmpty(config: Config, migrate: boolean): Promise<(url: string
 				'',
 			);
 		};
-	}, { config, migrate });
+	}, { config, migrate, create: true });
 }
 
 function drainOnSignals(close: () => Promise<void>, logger: Logger): void {

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Sequelize, Transaction, type Options, type TransactionOptions } from 'sequelize';
 
@@ -17,26 +17,62 @@ export function sqliteFile(databaseUrl: string): string {
 	return rest === ':memory:' ? rest : resolve(rest);
 }
 
+/** Why the SQLite file a DATABASE_URL names cannot be opened: the operator's to fix, said in one line. */
+export class DatabaseFileError extends Error {}
+
+const SQLITE_HEADER = 'SQLite format 3\0';
+
 /**
- * The SQLite file holds password hashes and sessions: it, its -wal/-shm companions and its
- * folder are for the server's user only (0600 / 0700), including files made by an older
- * version or another umask, which are tightened at every start. SQLite gives -wal/-shm the
- * mode of the database file, so the file is created 0600 before SQLite opens it. A folder we
- * do not own, or a shared sticky one such as /tmp, is left as it is: changing it would break
- * others; the file's own mode still protects it.
+ * What is at the path a `sqlite:` URL names, checked before SQLite opens (and so creates) it. A
+ * typo, a wrong working directory or `sqlite:` with no path must not create and migrate a stray
+ * database, and must never touch what is not a database: a folder, or a file of another kind.
  */
-function protectSqliteFiles(storage: string): void {
+function checkSqlitePath(storage: string, create: boolean): void {
+	const stats = existsSync(storage) ? statSync(storage) : undefined;
+	if (stats?.isDirectory()) throw new DatabaseFileError(`${storage} is a folder, not a database file: set DATABASE_URL to sqlite: followed by a file path.`);
+	if (stats === undefined && !create) {
+		throw new DatabaseFileError(
+			`no database at ${storage}: check DATABASE_URL and the working directory, or create it with \`lms-server migrate\` (or \`seed --demo\`).`,
+		);
+	}
+	if (stats !== undefined && stats.size > 0 && !startsWithSqliteHeader(storage)) {
+		throw new DatabaseFileError(`${storage} is not an SQLite database: check DATABASE_URL.`);
+	}
+}
+
+function startsWithSqliteHeader(path: string): boolean {
+	const header = Buffer.alloc(SQLITE_HEADER.length);
+	const fd = openSync(path, 'r');
+	try {
+		return readSync(fd, header, 0, header.length, 0) === header.length && header.toString('latin1') === SQLITE_HEADER;
+	} finally {
+		closeSync(fd);
+	}
+}
+
+/**
+ * The SQLite file holds password hashes and sessions: it and its -wal/-shm companions are for the
+ * server's user only (0600), including files made by an older version or another umask, which are
+ * tightened at every start once the file has opened as SQLite. SQLite gives -wal/-shm the mode of
+ * the database file, so a new file is created 0600 before SQLite opens it. A missing folder is
+ * created 0700; an existing folder is never changed: DATABASE_URL may name one the operator shares
+ * (the repository, their home), and the file's own mode protects it.
+ */
+function createSqliteFile(storage: string): void {
 	const folder = dirname(storage);
 	if (!existsSync(folder)) mkdirSync(folder, { recursive: true, mode: 0o700 });
-	if ((statSync(folder).mode & 0o1000) === 0) tighten(folder, 0o700);
 	if (!existsSync(storage)) closeSync(openSync(storage, 'a', 0o600));
+}
+
+function protectSqliteFiles(storage: string): void {
 	for (const file of [storage, `${storage}-wal`, `${storage}-shm`, `${storage}-journal`]) tighten(file, 0o600);
 }
 
-/** Takes group and other permissions away from a path we own, if it has any. */
+/** Takes group and other permissions away from a file we own, if it has any. */
 function tighten(path: string, mode: number): void {
 	if (!existsSync(path)) return;
 	const stats = statSync(path);
+	if (!stats.isFile()) return;
 	if (process.getuid !== undefined && stats.uid !== process.getuid()) return;
 	if ((stats.mode & 0o077) !== 0) chmodSync(path, mode);
 }
@@ -68,6 +104,8 @@ function serialiseTransactions(sequelize: Sequelize): void {
 export interface DatabaseOptions {
 	databaseUrl: string;
 	poolMax?: number;
+	/** SQLite: create the file when it is missing (start, migrate, seed); otherwise refuse. */
+	create?: boolean;
 }
 
 /**
@@ -75,7 +113,7 @@ export interface DatabaseOptions {
  * SQLite gets WAL, a busy timeout and IMMEDIATE write transactions (a DEFERRED transaction
  * that reads then writes fails at once with SQLITE_BUSY under concurrency).
  */
-export async function openDatabase({ databaseUrl, poolMax = 10 }: DatabaseOptions): Promise<Sequelize> {
+export async function openDatabase({ databaseUrl, poolMax = 10, create = true }: DatabaseOptions): Promise<Sequelize> {
 	const common: Options = {
 		logging: false,
 		define: { underscored: true },
@@ -83,7 +121,10 @@ export async function openDatabase({ databaseUrl, poolMax = 10 }: DatabaseOption
 	let sequelize: Sequelize;
 	if (dialectOf(databaseUrl) === 'sqlite') {
 		const storage = sqliteFile(databaseUrl);
-		if (storage !== ':memory:') protectSqliteFiles(storage);
+		if (storage !== ':memory:') {
+			checkSqlitePath(storage, create);
+			createSqliteFile(storage);
+		}
 		sequelize = new Sequelize({
 			...common,
 			dialect: 'sqlite',
@@ -97,6 +138,8 @@ export async function openDatabase({ databaseUrl, poolMax = 10 }: DatabaseOption
 		attachReads(sequelize, () => sqliteReads(storage));
 		await sequelize.query('PRAGMA journal_mode = WAL');
 		await sequelize.query('PRAGMA synchronous = NORMAL');
+		// Only now is it known to be an SQLite database: its modes are ours to tighten.
+		if (storage !== ':memory:') protectSqliteFiles(storage);
 	} else {
 		sequelize = new Sequelize(databaseUrl, {
 			...common,

@@ -4,8 +4,8 @@ import { openDatabase, type DatabaseOptions } from './database';
 import { initModels, Organization } from './models';
 import { readsOf, type Reads } from './reads';
 
-export { dialectOf, sqliteFile } from './database';
-export { migrate } from './migrate';
+export { DatabaseFileError, dialectOf, sqliteFile } from './database';
+export { migrate, MIGRATIONS_TABLE } from './migrate';
 export * from './models';
 
 /**

@@ -31,11 +31,14 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0012-idempotency-keys', idempotencyKeys],
 ];
 
+/** Where umzug records the migrations applied. */
+export const MIGRATIONS_TABLE = 'schema_migrations';
+
 export function migrator(sequelize: Sequelize): Umzug<QueryInterface> {
 	return new Umzug({
 		migrations: MIGRATIONS.map(([name, m]) => ({ name, up: m.up, down: m.down })),
 		context: sequelize.getQueryInterface(),
-		storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
+		storage: new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE }),
 		logger: undefined,
 	});
 }

@@ -17,6 +17,11 @@ export async function findOrganization(slug: string): Promise<Organization> {
 	return organization;
 }
 
+/** Every organization, oldest first: the operator's overview (the CLI's `orgs list`). */
+export function listOrganizations(): Promise<Organization[]> {
+	return Organization.findAll({ order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+}
+
 export async function createOrganization(input: { name: unknown; slug: unknown; plan: unknown }): Promise<Organization> {
 	const name = typeof input.name === 'string' ? input.name.trim() : '';
 	if (name.length < 1 || name.length > 200) {
