@@ -6,6 +6,8 @@ import { certificateRoutes } from '../../server/src/certificates/routes';
 import { courseRoutes } from '../../server/src/courses/routes';
 import { Event, processReads } from '../../server/src/db';
 import { enrollmentRoutes } from '../../server/src/enrollments/routes';
+import { requestFingerprint } from '../../server/src/http/idempotency';
+import { claimKey } from '../../server/src/idempotency/keys';
 import { pruneEvents } from '../../server/src/events/retention';
 import { eventRoutes } from '../../server/src/events/routes';
 import { openApiRoutes } from '../../server/src/openapi/route';
@@ -244,6 +246,51 @@ describe('error responses match the document', () => {
 		}
 		expect((await check('POST', '/api/v1/enrollments', '/api/v1/enrollments', { key: world.keys.readUsers, body: {} })).status).toBe(403);
 		expect((await check('POST', '/api/v1/enrollments', '/api/v1/enrollments', { key: world.keys.globex.slice(0, -1), body: {} })).status).toBe(401);
+	});
+
+	test('every batch outcome', async () => {
+		const batch = (body: unknown, headers?: Record<string, string>, key = world.keys.all) =>
+			check('POST', '/api/v1/enrollments/batch', '/api/v1/enrollments/batch', { key, body, headers });
+		const reply = await batch({
+			items: [
+				{ student_id: world.users.twinA.id, course_id: world.courses.intro.id },
+				{ student_id: world.users.alice.id, course_id: world.courses.intro.id },
+				{ student_id: 'usr_none', course_id: world.courses.intro.id },
+				{ student_id: 1 },
+			],
+		});
+		expect(reply.body.data.map((d: { status: number }) => d.status)).toEqual([201, 409, 422, 400]);
+		expect((await batch({ items: ['x'] })).status).toBe(400);
+		expect((await batch('{oops')).status).toBe(400);
+		expect((await batch(`{"items": ["${'x'.repeat(1_100_000)}"]}`)).status).toBe(413);
+		expect((await batch('{}', { 'content-type': 'text/plain' })).status).toBe(415);
+		expect((await batch({ items: [] }, {}, world.keys.readUsers)).status).toBe(403);
+		expect((await batch({ items: [] }, {}, world.keys.globex.slice(0, -1))).status).toBe(401);
+	});
+
+	test('every write: 409 while a request with its Idempotency-Key runs, 422 for another request under it', async () => {
+		const ids: Record<string, string> = {
+			'/api/v1/enrollments/{id}': world.enrollments[3].id,
+			'/api/v1/webhook_endpoints/{id}': endpointId,
+			'/api/v1/users/{id}': world.users.bob.id,
+		};
+		let writes = 0;
+		for (const [template, item] of Object.entries(doc.paths as Record<string, Doc>)) {
+			for (const method of ['POST', 'PATCH'].filter((m) => item[m.toLowerCase()])) {
+				writes += 1;
+				const path = template.replace('{id}', ids[template] ?? '');
+				const claim = (key: string, fingerprint: string) => claimKey({ organizationId: world.acme.id, key, method, path, fingerprint });
+				const key = `openapi-${method}-${path}`;
+				await claim(`${key}-running`, requestFingerprint(method, path, {}));
+				const running = await check(method, template, path, { key: world.keys.all, body: {}, headers: { 'idempotency-key': `${key}-running` } });
+				expect([path, running.status, running.body.code]).toEqual([path, 409, 'idempotency_key_in_use']);
+				await claim(`${key}-other`, 'another request');
+				const other = await check(method, template, path, { key: world.keys.all, body: {}, headers: { 'idempotency-key': `${key}-other` } });
+				expect([path, other.status, other.body.code]).toEqual([path, 422, 'idempotency_key_reused']);
+				expect(item[method.toLowerCase()].parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
+			}
+		}
+		expect(writes).toBeGreaterThanOrEqual(4);
 	});
 
 	test('every PATCH outcome', async () => {

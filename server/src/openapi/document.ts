@@ -7,6 +7,7 @@ import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../http/list';
 import { ROLES } from '../users/model';
 import * as schemas from './schemas';
 import * as webhooks from './webhooks';
+import { batchBody, batchDescription, batchResult, withIdempotency } from './writes';
 
 /** The OpenAPI 3.1 description served at /api/v1/openapi.json. */
 
@@ -186,6 +187,16 @@ const webhookEndpoint = {
 	},
 };
 
+const enrollmentBody = {
+	type: 'object',
+	additionalProperties: false,
+	required: ['student_id', 'course_id'],
+	properties: {
+		student_id: { type: 'string', minLength: 1, description: 'A student of your organization.' },
+		course_id: { type: 'string', minLength: 1, description: 'A published course of your organization.' },
+	},
+};
+
 const createEnrollment = {
 	operationId: 'createEnrollment',
 	summary: 'Enroll a student in a course',
@@ -193,22 +204,7 @@ const createEnrollment = {
 		'Creates an active enrollment with progress 0. Concurrent identical requests create one enrollment; the others answer 409. Needs `write:enrollments`.',
 	tags: ['Enrollment'],
 	...security('write:enrollments'),
-	requestBody: {
-		required: true,
-		content: {
-			'application/json': {
-				schema: {
-					type: 'object',
-					additionalProperties: false,
-					required: ['student_id', 'course_id'],
-					properties: {
-						student_id: { type: 'string', minLength: 1, description: 'A student of your organization.' },
-						course_id: { type: 'string', minLength: 1, description: 'A published course of your organization.' },
-					},
-				},
-			},
-		},
-	},
+	requestBody: { required: true, content: { 'application/json': { schema: enrollmentBody } } },
 	responses: {
 		'201': ok('The new enrollment.', ref('Enrollment'), {
 			Location: { description: '/api/v1/enrollments/{id}', required: true, schema: { type: 'string' } },
@@ -223,6 +219,25 @@ const createEnrollment = {
 			'course_not_found',
 			'course_not_published',
 		]),
+		...commonErrors,
+	},
+};
+
+const createEnrollments = {
+	operationId: 'createEnrollments',
+	summary: 'Enroll up to 100 students in courses at once',
+	description: `${batchDescription} Needs \`write:enrollments\`.`,
+	tags: ['Enrollment'],
+	...security('write:enrollments'),
+	requestBody: { required: true, content: { 'application/json': { schema: batchBody(enrollmentBody) } } },
+	responses: {
+		'200': ok('Each item\'s answer, in order: 201 with the new enrollment, or the problem its own POST would answer.', batchResult(ref('Enrollment'), ref('Problem'))),
+		'400': problem('Malformed JSON; no `items`, more than 100, an item that is not a JSON object, or an unknown field (one `errors` entry each). Nothing was run.', 400, [
+			'invalid_request',
+			'malformed_json',
+		]),
+		'413': problem('The body is over 1 MiB.', 413, ['payload_too_large']),
+		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
 		...commonErrors,
 	},
 };
@@ -350,9 +365,10 @@ export function openApiDocument() {
 			version: '1.0.0',
 			description:
 				'Read users, courses, enrollments and certificates of one organization, create and change enrollments, read the event feed, and subscribe webhook endpoints. Enterprise plan only. ' +
+				'Every POST and PATCH takes an `Idempotency-Key` header, so that a retry after a lost answer never acts twice; batch endpoints take up to 100 items in one request. ' +
 				`Every request is limited per client IP (shared with the whole platform). Scopes: ${SCOPES.join(', ')}.`,
 		},
-		paths: {
+		paths: withIdempotency({
 			'/api/v1/users': listOperation('listUsers', 'List users', 'User', 'read:users', ['email', 'role', 'search']),
 			'/api/v1/users/{id}': getOperation('getUser', 'Retrieve a user', 'User', 'read:users', ID_PATTERNS.user),
 			'/api/v1/courses': listOperation('listCourses', 'List published courses', 'Course', 'read:courses', ['search']),
@@ -361,6 +377,7 @@ export function openApiDocument() {
 				...listOperation('listEnrollments', 'List enrollments', 'Enrollment', 'read:enrollments', ['student_id', 'course_id', 'status']),
 				post: createEnrollment,
 			},
+			'/api/v1/enrollments/batch': { post: createEnrollments },
 			'/api/v1/enrollments/{id}': {
 				...getOperation('getEnrollment', 'Retrieve an enrollment', 'Enrollment', 'read:enrollments', ID_PATTERNS.enrollment),
 				patch: updateEnrollment,
@@ -386,7 +403,7 @@ export function openApiDocument() {
 					},
 				},
 			},
-		},
+		}, problem),
 		components: {
 			securitySchemes: {
 				bearerAuth: {
