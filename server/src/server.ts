@@ -11,7 +11,11 @@ import { connect, migrate as applyMigrations } from './db';
 import { schedulePruning } from './events/retention';
 import { createApp } from './http/app';
 import { createLogger } from './http/logging';
+import { waitForLimitStore } from './http/rate-limit-store';
 import { DeliveryWorker } from './webhooks/worker';
+
+/** How long a start waits for a shared rate-limit store (Redis) before giving up. */
+const LIMIT_STORE_STARTUP_MS = 10_000;
 
 export interface StartOptions {
 	config: Config;
@@ -70,10 +74,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
 	const app = createApp({ config, logger }, { rateLimitStore: options.rateLimitStore });
 	const limitStore = app.locals.limitStore;
-	// A shared store that is down at start makes every request a 503 until it returns; say so.
-	await limitStore?.check().catch((err: unknown) => {
-		logger.warn({ store: limitStore.kind, error: String(err) }, 'rate-limit store unreachable at start-up');
-	});
+	if (limitStore) {
+		await waitForLimitStore(limitStore, LIMIT_STORE_STARTUP_MS).catch(async (err: unknown) => {
+			await limitStore.close();
+			await sequelize.close();
+			throw err;
+		});
+	}
 
 	const server = listeningServer(app, config);
 	await new Promise<void>((resolve, reject) => {

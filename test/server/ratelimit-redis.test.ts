@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../server/src/config';
 import { createApp } from '../../server/src/http/app';
 import { createLogger } from '../../server/src/http/logging';
+import { runCli } from '../helpers/cli';
+import { createTestDatabase } from '../helpers/database';
 import { freePort } from '../helpers/ports';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { call, expectProblem } from './api-fixtures';
@@ -114,3 +116,22 @@ describeRedis('shared Redis store', () => {
 		expect(status).toBe(200);
 	});
 });
+
+test('REDIS_URL that does not answer: start waits a bounded time, then exits 1 naming the reason (never listens, never "[object Object]")', async () => {
+	const database = await createTestDatabase();
+	try {
+		const nobody = await freePort();
+		const result = await runCli(['start'], {
+			env: { DATABASE_URL: database.databaseUrl, PORT: '0', REDIS_URL: `redis://127.0.0.1:${nobody}` },
+		});
+		expect(result.code).toBe(1);
+		expect(result.stderr).toBe(
+			`lms-server: cannot reach Redis at REDIS_URL after 10 s (connect ECONNREFUSED 127.0.0.1:${nobody}): the per-IP limit is shared through it, so the server does not start without it. Start Redis, correct REDIS_URL, or unset it to count per process.\n`,
+		);
+		expect(result.stdout).not.toContain('listening');
+		expect(result.stdout).not.toContain('[object Object]');
+		expect(result.stdout).toContain(`"reason":"connect ECONNREFUSED 127.0.0.1:${nobody}"`);
+	} finally {
+		await database.remove();
+	}
+}, 30_000);

@@ -4,7 +4,6 @@ import { RedisStore } from 'rate-limit-redis';
 import { createClient } from 'redis';
 
 import { problems } from '../common/problem';
-import { describeError } from './logging';
 
 /**
  * Where the per-IP counters live: in memory for one process, in Redis when several processes
@@ -47,7 +46,7 @@ class FailClosedStore implements Store {
 			return result;
 		} catch (err) {
 			// Once per outage, not once per refused request.
-			if (!this.failing) this.logger.error({ err: describeError(err) }, 'rate-limit store failed; refusing requests with 503');
+			if (!this.failing) this.logger.error({ err }, 'rate-limit store failed; refusing requests with 503');
 			this.failing = true;
 			throw problems.rateLimitUnavailable();
 		}
@@ -83,6 +82,12 @@ class RecoveringRedisStore extends RedisStore {
 	}
 }
 
+/** `connect ECONNREFUSED 127.0.0.1:6390`, also for an AggregateError (every address of a name refused). */
+function connectionFailure(err: unknown): string {
+	if (err instanceof AggregateError && err.errors.length > 0) return err.errors.map(connectionFailure).join('; ');
+	return err instanceof Error ? err.message || err.name : String(err);
+}
+
 function redisLimitStore(url: string, prefix: string, logger: Logger): LimitStore {
 	const client = createClient({
 		url,
@@ -92,8 +97,10 @@ function redisLimitStore(url: string, prefix: string, logger: Logger): LimitStor
 	});
 	let lastError = '';
 	client.on('error', (err: unknown) => {
-		const message = describeError(err).message as string;
-		if (message !== lastError) logger.error({ err: describeError(err) }, 'redis (rate-limit store) error');
+		const message = connectionFailure(err);
+		// The logger's serializer describes `err`; a connection refused on every address of a
+		// name arrives as an AggregateError whose own message is empty, so name its parts.
+		if (message !== lastError) logger.error({ err, reason: connectionFailure(err) }, 'redis (rate-limit store) error');
 		lastError = message;
 	});
 	client.on('ready', () => {
@@ -116,6 +123,7 @@ function redisLimitStore(url: string, prefix: string, logger: Logger): LimitStor
 		kind: 'redis',
 		async check() {
 			if (!client.isReady) await startup;
+			if (!client.isReady) throw new Error(lastError || 'not connected yet');
 			await client.ping();
 		},
 		async close() {
@@ -123,6 +131,33 @@ function redisLimitStore(url: string, prefix: string, logger: Logger): LimitStor
 			else if (client.isOpen) client.destroy();
 		},
 	};
+}
+
+/** The server refuses to start without the shared store it was told to use. */
+export class LimitStoreUnavailableError extends Error {
+	/** Checked by `code`, as the socket errors are, so the CLI need not load the web layer. */
+	readonly code = 'LIMIT_STORE_UNAVAILABLE';
+}
+
+/**
+ * Waits, a bounded time, until the store can count: a Redis restarting beside a deploy is waited
+ * for; one that does not answer stops the start with the reason. Listening without it would only
+ * answer 503 to every request behind a green liveness probe.
+ */
+export async function waitForLimitStore(limitStore: LimitStore, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		try {
+			return await limitStore.check();
+		} catch (err) {
+			if (Date.now() >= deadline) {
+				throw new LimitStoreUnavailableError(
+					`cannot reach Redis at REDIS_URL after ${Math.round(timeoutMs / 1000)} s (${connectionFailure(err)}): the per-IP limit is shared through it, so the server does not start without it. Start Redis, correct REDIS_URL, or unset it to count per process.`,
+				);
+			}
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+	}
 }
 
 export function createLimitStore(options: {

@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../config';
 import { problems } from '../common/problem';
-import { describeError } from './logging';
 import type { LimitStore } from './rate-limit-store';
 
 /** How the policy names its window, as express-rate-limit names it: `100-in-1min`. */
@@ -59,7 +58,7 @@ export function createRateLimiter(
 	// The stores read only the window from the options they are given.
 	const init = store.init?.({ windowMs, limit } as Options);
 	if (init instanceof Promise) {
-		init.catch((err: unknown) => logger.error({ err: describeError(err) }, 'rate-limit store failed to start'));
+		init.catch((err: unknown) => logger.error({ err }, 'rate-limit store failed to start'));
 	}
 	const name = `"${policyName(limit, windowMs)}"`;
 	const windowSeconds = Math.ceil(windowMs / 1000);
