@@ -7,7 +7,7 @@ let server: TestServer;
 let key: string;
 beforeAll(async () => {
 	server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
-	key = (await server.createKey('acme', ['manage:webhooks'])).key;
+	key = (await server.createKey('acme', ['manage:webhooks', 'read:enrollments'])).key;
 });
 afterAll(() => server.stop());
 

@@ -59,7 +59,10 @@ describe(`data layer (${testDialect()})`, () => {
 		try {
 			const applied = await Promise.all(instances.map((s) => migrate(s)));
 			expect(applied.filter((names) => names.length > 0)).toHaveLength(1);
-			expect(applied.flat()).toEqual(['0001-initial', '0002-sessions', '0003-postgres-id-order', '0004a-sign-in-attempts-and-one-time-keys', '0006-events', '0007-search-words', '0008-webhooks', '0009-list-counts', '0010-list-counts-per-statement']);
+			// Every migration once, in the listed order (the list grows; it is not repeated here).
+			const listed = (await migrator(instances[0]).migrations(instances[0].getQueryInterface())).map((m) => m.name);
+			expect(listed[0]).toBe('0001-initial');
+			expect(applied.flat()).toEqual(listed);
 		} finally {
 			await Promise.all(instances.map((s) => s.close()));
 			await fresh.remove();

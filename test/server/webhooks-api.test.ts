@@ -11,7 +11,7 @@ let globexHooksKey: string;
 beforeAll(async () => {
 	({ server, world } = await startApiServer({ ...NO_LIMIT, WEBHOOK_ALLOW_PRIVATE: 'true' }));
 	const issue = async (organizationId: string) =>
-		(await createKey({ organizationId, label: 'n8n webhooks', scopes: ['manage:webhooks'], actor: { kind: 'cli' } })).secret;
+		(await createKey({ organizationId, label: 'n8n webhooks', scopes: ['read:users', 'read:enrollments', 'manage:webhooks'], actor: { kind: 'cli' } })).secret;
 	hooksKey = await issue(world.acme.id);
 	globexHooksKey = await issue(world.globex.id);
 });
@@ -163,8 +163,8 @@ describe('URL policy', () => {
 	});
 
 	test('without WEBHOOK_ALLOW_PRIVATE, loopback and private hosts are refused with what to do', async () => {
-		await expect(checkWebhookUrl('http://localhost:5678/webhook', false)).rejects.toThrow(/WEBHOOK_ALLOW_PRIVATE=true/);
-		await expect(checkWebhookUrl('http://10.0.0.8/webhook', false)).rejects.toThrow(/private or loopback/);
-		await expect(checkWebhookUrl('http://8.8.8.8/webhook', false)).resolves.toMatchObject({ address: '8.8.8.8', family: 4 });
+		await expect(checkWebhookUrl('http://localhost:5678/webhook', { allowPrivate: false })).rejects.toThrow(/WEBHOOK_ALLOW_PRIVATE=true/);
+		await expect(checkWebhookUrl('http://10.0.0.8/webhook', { allowPrivate: false })).rejects.toThrow(/private or loopback/);
+		await expect(checkWebhookUrl('http://8.8.8.8/webhook', { allowPrivate: false })).resolves.toMatchObject({ address: '8.8.8.8', family: 4 });
 	});
 });

@@ -65,7 +65,7 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 	}
 }
 
-export const AUDIT_ACTIONS = ['key.created', 'key.rotated', 'key.revoked'] as const;
+export const AUDIT_ACTIONS = ['key.created', 'key.rotated', 'key.revoked', 'webhook.created', 'webhook.deleted'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Who did what to which key, from where. Written in the same transaction as the change. */
@@ -73,8 +73,11 @@ export class AuditEvent extends Model<InferAttributes<AuditEvent>, InferCreation
 	declare id: CreationOptional<string>;
 	declare organizationId: ForeignKey<Organization['id']>;
 	declare action: AuditAction;
+	/** The key concerned; for `webhook.*`, the endpoint's key ('' when it has none). */
 	declare apiKeyId: string;
-	/** A user id, or `cli` for the operator's console. */
+	/** For `webhook.*`: the endpoint concerned. */
+	declare webhookEndpointId: CreationOptional<string | null>;
+	/** A user id, `cli` for the operator's console, or a key id (a webhook created through the API). */
 	declare actor: string;
 	/** What a person reads in the log: the user's email, or `cli`. */
 	declare actorName: string;
@@ -89,6 +92,7 @@ export class AuditEvent extends Model<InferAttributes<AuditEvent>, InferCreation
 				organizationId: { type: DataTypes.STRING(40), allowNull: false },
 				action: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [AUDIT_ACTIONS] } },
 				apiKeyId: { type: DataTypes.STRING(40), allowNull: false },
+				webhookEndpointId: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
 				actor: { type: DataTypes.STRING(40), allowNull: false },
 				actorName: { type: DataTypes.STRING(254), allowNull: false },
 				ip: { type: DataTypes.STRING(64), allowNull: true },

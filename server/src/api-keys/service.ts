@@ -8,6 +8,7 @@ import { hasApiAccess } from '../organizations/plan';
 import { generateKey, hashKey, isWellFormedKey, maskKey } from './key-format';
 import { ApiKey, AuditEvent, SCOPES, scopeList, type AuditAction, type Scope } from './model';
 import { KEY_LOOKUP, type KeyLookupRow } from './queries';
+import { disableEndpointsOfKey, handEndpointsTo, type OwnedEndpoint } from '../webhooks/owners';
 
 /**
  * The one place for the key rules. The settings page and the CLI both call this module, so
@@ -15,7 +16,8 @@ import { KEY_LOOKUP, type KeyLookupRow } from './queries';
  * whichever door a Super Admin or an operator comes through.
  */
 
-export type Actor = { kind: 'user'; id: string; name: string } | { kind: 'cli' };
+/** Who acts: a person on the settings page, the operator's console, or an API key (webhooks through the API). */
+export type Actor = { kind: 'user'; id: string; name: string } | { kind: 'cli' } | { kind: 'key'; id: string; name: string };
 export interface Origin {
 	ip?: string | null;
 	userAgent?: string | null;
@@ -60,6 +62,8 @@ export interface IssuedKey {
 	apiKey: ApiKey;
 	/** The full secret: hand it to the person once, never store or log it. */
 	secret: string;
+	/** After a rotation: the webhook endpoints that passed from the old key to this one. */
+	movedEndpoints?: OwnedEndpoint[];
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -105,18 +109,23 @@ async function organizationWithApiAccess(organizationId: string, transaction?: T
 	return org;
 }
 
-async function audit(
-	action: AuditAction,
-	apiKey: ApiKey,
+/**
+ * One entry of the audit log the keys page shows, in the transaction of the change it records.
+ * Webhook endpoints' creation and deletion are written here too (`apiKeyId`: the endpoint's key,
+ * empty for an endpoint older than owner keys).
+ */
+export async function writeAudit(
+	entry: { organizationId: string; action: AuditAction; apiKeyId: string; webhookEndpointId?: string },
 	actor: Actor,
 	origin: Origin,
 	transaction: Transaction,
 ): Promise<void> {
 	await AuditEvent.create(
 		{
-			organizationId: apiKey.organizationId,
-			action,
-			apiKeyId: apiKey.id,
+			organizationId: entry.organizationId,
+			action: entry.action,
+			apiKeyId: entry.apiKeyId,
+			webhookEndpointId: entry.webhookEndpointId ?? null,
 			actor: actor.kind === 'cli' ? 'cli' : actor.id,
 			actorName: actor.kind === 'cli' ? 'cli' : actor.name,
 			ip: origin.ip ?? null,
@@ -124,6 +133,14 @@ async function audit(
 		},
 		{ transaction },
 	);
+}
+
+function audit(action: AuditAction, apiKey: ApiKey, actor: Actor, origin: Origin, transaction: Transaction): Promise<void> {
+	return writeAudit({ organizationId: apiKey.organizationId, action, apiKeyId: apiKey.id }, actor, origin, transaction);
+}
+
+function actorId(actor: Actor): string {
+	return actor.kind === 'cli' ? 'cli' : actor.id;
 }
 
 async function insertKey(
@@ -141,7 +158,7 @@ async function insertKey(
 			scopes: scopes.join(' '),
 			keyHash: hashKey(secret),
 			masked: maskKey(secret),
-			createdBy: actor.kind === 'cli' ? 'cli' : actor.id,
+			createdBy: actorId(actor),
 		},
 		{ transaction },
 	);
@@ -215,27 +232,29 @@ export async function rotateKey(input: {
 		await claimActive(old, { status: 'rotated' }, transaction);
 		const issued = await insertKey(old.organizationId, old.label, old.scopeList, input.actor, transaction);
 		await old.update({ replacedBy: issued.apiKey.id }, { transaction });
+		// Its webhook endpoints keep going under the new key (SPEC §19).
+		const movedEndpoints = await handEndpointsTo(old.id, issued.apiKey.id, transaction);
 		await audit('key.rotated', old, input.actor, input.origin ?? {}, transaction);
-		return issued;
+		return { ...issued, movedEndpoints };
 	});
 }
 
-/** Disables a key at once, with no replacement. Allowed on any plan: stopping a key is always safe. */
+/**
+ * Disables a key at once, with no replacement, and the webhook endpoints it owns with it (SPEC
+ * §19). Allowed on any plan: stopping a key is always safe.
+ */
 export async function revokeKey(input: {
 	keyId: string;
 	organizationId?: string;
 	actor: Actor;
 	origin?: Origin;
-}): Promise<ApiKey> {
+}): Promise<ApiKey & { disabledEndpoints?: OwnedEndpoint[] }> {
 	return sequelizeOf().transaction(async (transaction) => {
 		const apiKey = await activeKey(input.keyId, input.organizationId, transaction);
-		await claimActive(
-			apiKey,
-			{ status: 'revoked', revokedAt: new Date(), revokedBy: input.actor.kind === 'cli' ? 'cli' : input.actor.id },
-			transaction,
-		);
+		await claimActive(apiKey, { status: 'revoked', revokedAt: new Date(), revokedBy: actorId(input.actor) }, transaction);
+		const disabledEndpoints = await disableEndpointsOfKey(apiKey.id, transaction);
 		await audit('key.revoked', apiKey, input.actor, input.origin ?? {}, transaction);
-		return apiKey;
+		return Object.assign(apiKey, { disabledEndpoints });
 	});
 }
 

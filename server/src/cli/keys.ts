@@ -4,7 +4,7 @@ import { createKey, keyJson, listKeys, revokeKey, rotateKey, type IssuedKey } fr
 import type { ApiKey } from '../api-keys/model';
 import { findOrganization } from '../organizations/service';
 import { withDatabase } from './context';
-import { printJson, printLines, printTable } from './output';
+import { printJson, printLines, printTable, printToStderr } from './output';
 
 /** The CLI is the operator's console: it acts as `cli` in the audit log. */
 const actor = { kind: 'cli' } as const;
@@ -79,7 +79,12 @@ export function registerKeys(program: Command): void {
 		.action((id: string, opts: { json?: boolean }) =>
 			withDatabase(async () => {
 				const issued = await rotateKey({ keyId: id, actor });
+				const moved = issued.movedEndpoints ?? [];
 				printIssued(issued, opts.json, `Rotated ${id}: it stops working now. Its replacement is ${describe(issued.apiKey)}.`);
+				// On stderr: --json promises one document on stdout.
+				if (moved.length > 0) {
+					printToStderr(`Its webhook endpoints passed to the new key: ${moved.map((e) => `${e.id} (${e.url})`).join(', ')}.`);
+				}
 			}),
 		);
 
@@ -91,6 +96,10 @@ export function registerKeys(program: Command): void {
 		.action((id: string, opts: { json?: boolean }) =>
 			withDatabase(async () => {
 				const apiKey = await revokeKey({ keyId: id, actor });
+				const disabled = apiKey.disabledEndpoints ?? [];
+				if (disabled.length > 0) {
+					printToStderr(`Its webhook endpoints are disabled: ${disabled.map((e) => `${e.id} (${e.url})`).join(', ')}.`);
+				}
 				if (opts.json) return printJson(keyJson(apiKey));
 				printLines(`Revoked ${describe(apiKey)}: it stops working now.`);
 			}),

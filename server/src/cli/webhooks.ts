@@ -31,11 +31,11 @@ export function registerWebhooks(program: Command): void {
 
 	webhooks
 		.command('delete')
-		.description('delete an endpoint: nothing more is sent to it')
+		.description('delete an endpoint: nothing more is sent to it (audited, actor cli)')
 		.argument('<id>', 'endpoint id (whe_…)')
 		.action((id: string) =>
 			withDatabase(async () => {
-				const endpoint = await deleteEndpoint(undefined, id);
+				const endpoint = await deleteEndpoint({ organizationId: undefined, id, actor: { kind: 'cli' } });
 				if (!endpoint) throw new RuleError('endpoint_not_found', `No webhook endpoint ${id}.`);
 				printLines(`Deleted webhook endpoint ${endpoint.id} (${endpoint.url}): nothing more is sent to it.`);
 			}),

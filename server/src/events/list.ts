@@ -6,7 +6,7 @@ import { problems } from '../common/problem';
 import { callerOf } from '../http/auth';
 import { integerParam, parseQuery, type QuerySchema } from '../http/validate';
 import { eventJson, readFeed } from './feed';
-import { EVENT_SCOPES, EVENT_TYPES, scopeOf, TYPE_PREFIXES, typesNamedBy, type EventType } from './types';
+import { EVENT_SCOPES, EVENT_TYPES, scopeOf, TYPE_PREFIXES, typesNamedBy, typesVisibleTo, type EventType } from './types';
 
 export const DEFAULT_EVENT_LIMIT = 50;
 export const MAX_EVENT_LIMIT = 100;
@@ -28,7 +28,7 @@ const querySchema: QuerySchema = {
 
 /** The event types a key's scopes let it read; 403 if none. */
 export function visibleTypes(scopes: readonly Scope[]): EventType[] {
-	const visible = EVENT_TYPES.filter((t) => scopes.includes(scopeOf(t)));
+	const visible = typesVisibleTo(scopes);
 	if (visible.length === 0) throw problems.insufficientScope(EVENT_SCOPES[0], ...EVENT_SCOPES.slice(1));
 	return visible;
 }

@@ -24,6 +24,14 @@ export function scopeOf(type: EventType): Scope {
 	return SCOPE_OF_RESOURCE[type.split('.')[0]];
 }
 
+/**
+ * The one visibility rule (SPEC §11): the event types a key with these scopes may read. The
+ * feed, its head and webhooks (what an endpoint may subscribe to and is sent) all ask this.
+ */
+export function typesVisibleTo(scopes: readonly Scope[]): EventType[] {
+	return EVENT_TYPES.filter((t) => scopes.includes(scopeOf(t)));
+}
+
 /** The scopes that let a key read some part of the feed, the one covering most types first. */
 export const EVENT_SCOPES: Scope[] = ['read:enrollments', 'read:users'];
 

@@ -28,6 +28,8 @@ export interface WriteRequest {
 	caller: Caller;
 	/** For problem bodies (`request_id`). */
 	requestId: string;
+	/** Where the request came from, for writes that are audited (webhook endpoints). */
+	origin?: { ip: string | null; userAgent: string | null };
 }
 
 export type WriteHandler = (request: WriteRequest) => Promise<Answer>;

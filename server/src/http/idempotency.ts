@@ -80,7 +80,13 @@ function send(res: Response, answer: Answer): void {
 export function writeStep(handler: WriteHandler): RequestHandler {
 	return async (req, res) => {
 		const caller = callerOf(res);
-		const request: WriteRequest = { body: req.body as unknown, params: req.params as Record<string, string>, caller, requestId: requestIdOf(req) };
+		const request: WriteRequest = {
+			body: req.body as unknown,
+			params: req.params as Record<string, string>,
+			caller,
+			requestId: requestIdOf(req),
+			origin: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+		};
 		const key = res.locals.idempotencyKey as string | undefined;
 		if (key === undefined) {
 			send(res, await answerOf(handler, request));

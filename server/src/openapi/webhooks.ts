@@ -10,9 +10,16 @@ const eventTypes = { type: 'array', minItems: 1, items: { type: 'string', enum: 
 const endpointProperties = {
 	id: { type: 'string', pattern: ID_PATTERNS.webhookEndpoint.source, examples: ['whe_3Kp9Xq2LmZ8cRt4V'] },
 	url: { type: 'string', format: 'uri', description: 'Where events are posted (http or https, a public address).' },
-	events: { ...eventTypes, description: 'The event types sent to it, or `["*"]` for all.' },
+	events: {
+		...eventTypes,
+		description: "The event types it subscribes to, or `[\"*\"]`: every type its key's scopes can read. What is sent is further bounded by the key's scopes at send time.",
+	},
 	description: { type: ['string', 'null'] },
-	status: { type: 'string', enum: ['enabled', 'disabled'], description: '`disabled` after 3 days of failed deliveries in a row.' },
+	status: {
+		type: 'string',
+		enum: ['enabled', 'disabled'],
+		description: '`disabled` after 3 days of failed deliveries in a row, or when the API key that created it (or replaced that key by rotation) is revoked.',
+	},
 	created_at: timestamp,
 };
 
@@ -46,4 +53,7 @@ export const createBody = {
 export const createDescription =
 	`Subscribes a URL to events. The answer carries the signing secret (\`whsec_…\`), shown this once. At most ${MAX_ENDPOINTS} endpoints per organization. ` +
 	'The URL must be http or https and resolve to a public address (private and loopback too when the server sets WEBHOOK_ALLOW_PRIVATE=true); ' +
-	'link-local and unspecified addresses are always refused. Needs `manage:webhooks`.';
+	'link-local and unspecified addresses are always refused. Needs `manage:webhooks`, and the scopes that read each named type through the feed ' +
+	'(`read:users` for `user.*`, `read:enrollments` for `enrollment.*` and `certificate.*`): a type the key cannot read answers 403 `insufficient_scope`, ' +
+	'and `*` means every type the key can read (403 if none). The endpoint belongs to the calling key: it receives only what that key\'s scopes read at send time, ' +
+	'is disabled when the key is revoked and passes to the new key when it is rotated. Creation and deletion are in the keys page\'s audit log.';

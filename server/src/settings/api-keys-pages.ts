@@ -14,6 +14,8 @@ import {
 	type Origin,
 } from '../api-keys/service';
 import { User } from '../users/model';
+import { WebhookEndpoint } from '../webhooks/model';
+import { endpointsOfKey } from '../webhooks/owners';
 import type { OneTimeKeyBox } from './one-time-key';
 import { redirectAfterSave, saveSession } from './session';
 import { requireSignIn, requireSuperAdmin, viewerOf } from './viewer';
@@ -36,6 +38,8 @@ const ACTION_WORDS: Record<string, string> = {
 	'key.created': 'Created',
 	'key.rotated': 'Rotated',
 	'key.revoked': 'Revoked',
+	'webhook.created': 'Webhook endpoint created',
+	'webhook.deleted': 'Webhook endpoint deleted',
 };
 
 function actorOf(res: Response): Actor {
@@ -78,6 +82,14 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 			for (const u of users) people.set(u.id, u.name);
 		}
 		const byId = new Map(keys.map((k) => [k.id, k]));
+		const endpointIds = [...new Set(events.map((e) => e.webhookEndpointId).filter((id): id is string => id !== null))];
+		const endpointUrls = new Map(
+			(endpointIds.length > 0 ? await WebhookEndpoint.findAll({ where: { id: endpointIds, organizationId }, attributes: ['id', 'url'] }) : []).map(
+				(e) => [e.id, e.url],
+			),
+		);
+		// Through the API the actor is a key: named by its label, as in the keys list.
+		const keyActor = (id: string) => (byId.has(id) ? `API key ${byId.get(id)!.label}` : undefined);
 		const personName = (id: string) => (id === 'cli' ? 'Command line' : (people.get(id) ?? 'A former user'));
 
 		await views.render(
@@ -100,11 +112,13 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 				})),
 				events: events.map((e) => {
 					const key: ApiKey | undefined = byId.get(e.apiKeyId);
+					const byKey = keyActor(e.actor);
 					return {
 						at: e.createdAt,
-						who: e.actor === 'cli' ? 'Command line' : (people.get(e.actor) ?? e.actorName),
-						whoDetail: e.actor === 'cli' ? '' : e.actorName,
+						who: e.actor === 'cli' ? 'Command line' : (byKey ?? people.get(e.actor) ?? e.actorName),
+						whoDetail: e.actor === 'cli' || byKey ? '' : e.actorName,
 						action: ACTION_WORDS[e.action] ?? e.action,
+						endpoint: e.webhookEndpointId ? { id: e.webhookEndpointId, url: endpointUrls.get(e.webhookEndpointId) ?? '' } : undefined,
 						keyLabel: key?.label ?? e.apiKeyId,
 						keyMasked: key?.masked ?? '',
 						ip: e.ip ?? '',
@@ -124,8 +138,16 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	}
 
 	/** Hands the new secret to the one page that shows it (POST → 303 → GET, so never twice). */
-	async function showOnce(req: Request, res: Response, { apiKey, secret }: IssuedKey, action: 'created' | 'rotated') {
-		await oneTimeKeys.put(req, { keyId: apiKey.id, label: apiKey.label, scopes: apiKey.scopeList, masked: apiKey.masked, action, secret });
+	async function showOnce(req: Request, res: Response, { apiKey, secret, movedEndpoints }: IssuedKey, action: 'created' | 'rotated') {
+		await oneTimeKeys.put(req, {
+			keyId: apiKey.id,
+			label: apiKey.label,
+			scopes: apiKey.scopeList,
+			masked: apiKey.masked,
+			action,
+			secret,
+			movedEndpoints: movedEndpoints ?? [],
+		});
 		await redirectAfterSave(req, res, `${BASE}/new-key`);
 	}
 
@@ -186,18 +208,20 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 		await views.render(req, res, 'confirm.njk', {
 			action,
 			key: { id: key.id, label: key.label, masked: key.masked, scopes: key.scopeList },
+			// Rotating hands them to the new key, revoking disables them (SPEC §19): say which.
+			endpoints: await endpointsOfKey(key.id),
 		});
 	});
 
 	router.post(`${BASE}/:keyId/rotate`, async (req, res) => {
 		try {
-			const { apiKey, secret } = await rotateKey({
+			const issued = await rotateKey({
 				keyId: req.params.keyId,
 				organizationId: viewerOf(res).organization.id,
 				actor: actorOf(res),
 				origin: originOf(req),
 			});
-			await showOnce(req, res, { apiKey, secret }, 'rotated');
+			await showOnce(req, res, issued, 'rotated');
 		} catch (err) {
 			await refused(req, res, err);
 		}
@@ -211,7 +235,9 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 				actor: actorOf(res),
 				origin: originOf(req),
 			});
-			req.session.notice = { kind: 'success', text: `Revoked ${apiKey.label} (${apiKey.masked}). It stopped working immediately.` };
+			const disabled = apiKey.disabledEndpoints ?? [];
+			const endpoints = disabled.length > 0 ? ` Its webhook endpoints are disabled: ${disabled.map((e) => e.url).join(', ')}.` : '';
+			req.session.notice = { kind: 'success', text: `Revoked ${apiKey.label} (${apiKey.masked}). It stopped working immediately.${endpoints}` };
 			await redirectAfterSave(req, res, BASE);
 		} catch (err) {
 			await refused(req, res, err);

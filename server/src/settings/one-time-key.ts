@@ -21,6 +21,8 @@ export interface OneTimeKey {
 	masked: string;
 	action: 'created' | 'rotated';
 	secret: string;
+	/** After a rotation: the webhook endpoints that passed to the new key. */
+	movedEndpoints?: Array<{ id: string; url: string }>;
 }
 
 const MAX_AGE_MS = 10 * 60 * 1000;

@@ -32,6 +32,7 @@ export function webhookPages(views: Views): Router {
 				description: e.description,
 				status: e.status,
 				failingSince: e.failingSince,
+				disabledReason: e.disabledReason,
 				createdAt: e.createdAt,
 			})),
 			deliveries: deliveries.map((d) => ({
@@ -54,7 +55,13 @@ export function webhookPages(views: Views): Router {
 	});
 
 	router.post(`${BASE}/:endpointId/delete`, async (req, res) => {
-		const endpoint = await deleteEndpoint(viewerOf(res).organization.id, req.params.endpointId);
+		const { organization, user } = viewerOf(res);
+		const endpoint = await deleteEndpoint({
+			organizationId: organization.id,
+			id: req.params.endpointId,
+			actor: { kind: 'user', id: user.id, name: user.email },
+			origin: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+		});
 		if (!endpoint) return views.render(req, res, 'not-found.njk', {}, 404);
 		req.session.notice = { kind: 'success', text: `Deleted the webhook endpoint ${endpoint.url}: nothing more is sent to it.` };
 		await redirectAfterSave(req, res, BASE);

@@ -1,5 +1,8 @@
 import Joi from 'joi';
 
+import { problems } from '../common/problem';
+import { visibleTypes } from '../events/list';
+import { scopeOf, type EventType } from '../events/types';
 import { created, type WriteHandler } from '../http/answer';
 import type { AppDeps } from '../http/deps';
 import { parseBody } from '../http/validate';
@@ -25,17 +28,27 @@ const bodySchema = Joi.object<{ url: string; events: string[]; description?: str
 /**
  * POST /api/v1/webhook_endpoints: the one answer that carries the secret. A replay under the
  * same Idempotency-Key answers the endpoint without it: a secret is shown once.
+ *
+ * The key may subscribe only to what its scopes let it read through the feed (SPEC §19, the
+ * feed's one rule): a named type it cannot read is 403 naming the scope, and `*` ("every type
+ * this key can see") needs it to see at least one, as the feed does.
  */
 export function createWebhookEndpoint({ config }: Pick<AppDeps, 'config'>): WriteHandler {
-	return async ({ body: raw, caller }) => {
+	return async ({ body: raw, caller, origin }) => {
 		const body = parseBody(bodySchema, raw);
+		const visible = visibleTypes(caller.apiKey.scopeList);
+		const hidden = body.events.find((t) => t !== ALL_EVENTS && !visible.includes(t as EventType));
+		if (hidden) throw problems.insufficientScope(scopeOf(hidden as EventType));
 		// A refused URL or a full organization is a RuleError: http/rule-problems.ts answers it.
 		const { endpoint, secret } = await createEndpoint({
 			organizationId: caller.organization.id,
 			url: body.url,
 			events: body.events,
 			description: body.description || null,
-			allowPrivate: config.webhooks.allowPrivate,
+			apiKeyId: caller.apiKey.id,
+			actor: { kind: 'key', id: caller.apiKey.id, name: 'API key' },
+			origin,
+			policy: config.webhooks,
 		});
 		const record = serializeEndpoint(endpoint);
 		return created(`/api/v1/webhook_endpoints/${endpoint.id}`, { ...record, secret }, record);

@@ -1,27 +1,44 @@
-import type { Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 
+import { scopeList } from '../api-keys/model';
 import { wakeDeliveryWorkers } from './wake';
-import { subscribes } from './event-types';
-import { WebhookDelivery, WebhookEndpoint } from './model';
+import { deliverable } from './event-types';
+import { WebhookDelivery } from './model';
+
+interface Subscriber {
+	id: string;
+	events: string;
+	api_key_id: string | null;
+	/** The owner key's scopes, null when the endpoint has no owner key (older than owners). */
+	scopes: string | null;
+	key_status: string | null;
+}
+
+const SUBSCRIBERS = `SELECT e.id AS id, e.events AS events, e.api_key_id AS api_key_id, k.scopes AS scopes, k.status AS key_status
+	FROM webhook_endpoints e LEFT JOIN api_keys k ON k.id = e.api_key_id
+	WHERE e.organization_id = $1 AND e.status = 'enabled'`;
 
 /**
  * Called by events/record.ts in the transaction that writes the event: one delivery per
- * enabled endpoint of the organization that subscribes to the event's type. Because the
- * deliveries commit with the event (or roll back with it), no committed event can be missed
- * and no delivery can exist for a change that never happened; no cursor, no hold-back needed.
- * An endpoint receives every event whose transaction runs this after the endpoint's creation
- * committed.
+ * enabled endpoint of the organization that is sent the event's type: it subscribes to it and
+ * its key's scopes can read it (SPEC §19). Because the deliveries commit with the event (or
+ * roll back with it), no committed event can be missed and no delivery can exist for a change
+ * that never happened; no cursor, no hold-back needed. An endpoint receives every event whose
+ * transaction runs this after the endpoint's creation committed. The worker checks the key's
+ * scopes again before sending: they are the scopes as they are at send time that count.
  */
 export async function enqueueDeliveries(
 	transaction: Transaction,
 	event: { id: string; organizationId: string; type: string; at: Date },
 ): Promise<void> {
-	const endpoints = await WebhookEndpoint.findAll({
-		where: { organizationId: event.organizationId, status: 'enabled' },
-		attributes: ['id', 'events'],
-		transaction,
+	const sequelize = WebhookDelivery.sequelize!;
+	const endpoints = await sequelize.query<Subscriber>(SUBSCRIBERS, { bind: [event.organizationId], type: QueryTypes.SELECT, transaction });
+	const wanted = endpoints.filter((e) => {
+		// A key that is no longer active owns no enabled endpoint (revoked: disabled; rotated: handed on).
+		if (e.api_key_id === null) return deliverable(e.events.split(' '), null, event.type);
+		if (e.key_status !== 'active' || e.scopes === null) return false;
+		return deliverable(e.events.split(' '), scopeList(e.scopes), event.type);
 	});
-	const wanted = endpoints.filter((e) => subscribes(e.events.split(' '), event.type));
 	if (wanted.length === 0) return;
 	await WebhookDelivery.bulkCreate(
 		wanted.map((endpoint) => ({

@@ -1,18 +1,23 @@
+import type { Scope } from '../api-keys/model';
+import { EVENT_TYPES, typesVisibleTo } from '../events/types';
+
 /** The event types of the feed (SPEC §11) that an endpoint may subscribe to, or `*` for all. */
-export const WEBHOOK_EVENT_TYPES = [
-	'user.created',
-	'enrollment.created',
-	'enrollment.progressed',
-	'enrollment.completed',
-	'enrollment.withdrawn',
-	'enrollment.reactivated',
-	'enrollment.expired',
-	'certificate.issued',
-] as const;
+export const WEBHOOK_EVENT_TYPES = EVENT_TYPES;
 
 export const ALL_EVENTS = '*';
 
 /** True when an endpoint subscribed to `events` wants an event of `type`. */
 export function subscribes(events: readonly string[], type: string): boolean {
 	return events.includes(ALL_EVENTS) || events.includes(type);
+}
+
+/**
+ * Whether an endpoint is sent an event of `type` (SPEC §19): it subscribes to the type, and
+ * its key's scopes, as they are now, can read it through the feed's one rule (`*` is "every
+ * type that key can see"). `scopes` null: an endpoint made before endpoints had an owner key
+ * (migration 0015), which keeps what it subscribed to.
+ */
+export function deliverable(events: readonly string[], scopes: readonly Scope[] | null, type: string): boolean {
+	if (!subscribes(events, type)) return false;
+	return scopes === null || (typesVisibleTo(scopes) as readonly string[]).includes(type);
 }

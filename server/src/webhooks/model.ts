@@ -2,7 +2,8 @@ import { DataTypes, Model, type CreationOptional, type InferAttributes, type Inf
 
 import { newId } from '../common/ids';
 
-export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
+/** `deleted` is never shown: the row stays (with its delivery log) until retention removes it. */
+export const ENDPOINT_STATUSES = ['enabled', 'disabled', 'deleted'] as const;
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 
 /** Where the LMS posts events for one organization (SPEC §12). */
@@ -14,8 +15,18 @@ export class WebhookEndpoint extends Model<InferAttributes<WebhookEndpoint>, Inf
 	declare events: string;
 	declare description: string | null;
 	declare status: CreationOptional<EndpointStatus>;
+	/** The signing secret, sealed (webhooks/secrets.ts); never the plaintext once sealed at start. */
 	declare secret: string;
 	declare failingSince: CreationOptional<Date | null>;
+	/** The key whose scopes bound what this endpoint receives; null for endpoints older than owners. */
+	declare apiKeyId: CreationOptional<string | null>;
+	/** Who created it: a user id, `cli`, or the creating key's id (through the API). */
+	declare createdBy: CreationOptional<string | null>;
+	declare createdIp: CreationOptional<string | null>;
+	declare deletedAt: CreationOptional<Date | null>;
+	declare disabledReason: CreationOptional<string | null>;
+	declare previousSecret: CreationOptional<string | null>;
+	declare previousSecretUntil: CreationOptional<Date | null>;
 	declare createdAt: CreationOptional<Date>;
 	declare updatedAt: CreationOptional<Date>;
 
@@ -32,8 +43,15 @@ export class WebhookEndpoint extends Model<InferAttributes<WebhookEndpoint>, Inf
 				events: { type: DataTypes.STRING(500), allowNull: false },
 				description: { type: DataTypes.STRING(500), allowNull: true },
 				status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'enabled' },
-				secret: { type: DataTypes.STRING(80), allowNull: false },
+				secret: { type: DataTypes.TEXT, allowNull: false },
 				failingSince: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				apiKeyId: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
+				createdBy: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
+				createdIp: { type: DataTypes.STRING(64), allowNull: true, defaultValue: null },
+				deletedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				disabledReason: { type: DataTypes.STRING(100), allowNull: true, defaultValue: null },
+				previousSecret: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },
+				previousSecretUntil: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				createdAt: DataTypes.DATE,
 				updatedAt: DataTypes.DATE,
 			},

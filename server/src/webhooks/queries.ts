@@ -8,4 +8,6 @@ export const ENDPOINTS: Table<EndpointRow> = {
 	name: 'webhook_endpoints',
 	columns: { id: 'id', url: 'url', events: 'events', description: 'description', status: 'status', createdAt: 'created_at' },
 	dates: ['createdAt'],
+	// A deleted endpoint is kept for its delivery log (until retention), never shown.
+	always: "status <> 'deleted'",
 };

@@ -1,7 +1,7 @@
 import { Op } from 'sequelize';
 
 import { writeTransaction } from '../db/write-transaction';
-import { WebhookDelivery } from './model';
+import { WebhookDelivery, WebhookEndpoint } from './model';
 
 const DAY_MS = 24 * 3_600_000;
 const BATCH = 500;
@@ -20,10 +20,30 @@ export async function pruneDeliveries(retentionDays: number, now = new Date()): 
 			attributes: ['id'],
 			limit: BATCH,
 		});
-		if (rows.length === 0) return removed;
+		if (rows.length === 0) break;
 		await writeTransaction(WebhookDelivery.sequelize!, (transaction) =>
 			WebhookDelivery.destroy({ where: { id: rows.map((r) => r.id) }, transaction }),
 		);
 		removed += rows.length;
+	}
+	await pruneDeletedEndpoints(cutoff);
+	return removed;
+}
+
+/**
+ * Deleted endpoints are kept while their delivery log is (SPEC §19: deleting an endpoint keeps
+ * its deliveries until retention removes them); once deleted before the cutoff and left with no
+ * delivery, the row goes too.
+ */
+async function pruneDeletedEndpoints(cutoff: Date): Promise<void> {
+	const gone = await WebhookEndpoint.findAll({
+		where: { status: 'deleted', deletedAt: { [Op.lt]: cutoff } },
+		attributes: ['id'],
+		limit: BATCH,
+	});
+	for (const { id } of gone) {
+		await writeTransaction(WebhookEndpoint.sequelize!, async (transaction) => {
+			if ((await WebhookDelivery.count({ where: { endpointId: id }, transaction })) === 0) await WebhookEndpoint.destroy({ where: { id }, transaction });
+		});
 	}
 }

@@ -1,10 +1,12 @@
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 
+import { ApiKey, type Scope } from '../api-keys/model';
+import { AuthError, writeAudit, type Actor, type Origin } from '../api-keys/service';
 import { randomBase62 } from '../common/ids';
 import { RuleError } from '../common/rule-error';
 import { writeTransaction } from '../db/write-transaction';
 import { Organization } from '../organizations/model';
-import { checkWebhookUrl } from './url-policy';
+import { checkWebhookUrl, type UrlPolicy } from './url-policy';
 import { ALL_EVENTS } from './event-types';
 import { WebhookDelivery, WebhookEndpoint } from './model';
 
@@ -33,63 +35,125 @@ function sequelizeOf() {
 /**
  * Creates an endpoint after checking its URL (outside the transaction: DNS may be slow). The
  * count and the insert run under a lock on the organization's row (SQLite: the one writer), so
- * concurrent creations can never take an organization past MAX_ENDPOINTS.
+ * concurrent creations can never take an organization past MAX_ENDPOINTS. The owner key's row
+ * is locked and must still be active: a revocation of that key either commits first (the key is
+ * refused here) or waits for this insert and then disables the new endpoint with the others.
+ * The URL is stored as parsed (`new URL(raw).href`), the form every later check reads.
  */
 export async function createEndpoint(input: {
 	organizationId: string;
 	url: string;
+	/** Already checked against the key's scopes by the caller (webhooks/create.ts). */
 	events: string[];
 	description?: string | null;
-	allowPrivate: boolean;
+	/** The key that owns the endpoint: its scopes bound what is sent. */
+	apiKeyId: string;
+	actor: Actor;
+	origin?: Origin;
+	policy: UrlPolicy;
 }): Promise<CreatedEndpoint> {
-	await checkWebhookUrl(input.url, input.allowPrivate);
+	const { url } = await checkWebhookUrl(input.url, input.policy);
 	const events = input.events.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(input.events)];
 	const secret = SECRET_PREFIX + randomBase62(32);
+	const origin = input.origin ?? {};
 	const endpoint = await writeTransaction(sequelizeOf(), async (transaction) => {
+		const owner = await ApiKey.findOne({
+			where: { id: input.apiKeyId, organizationId: input.organizationId },
+			transaction,
+			lock: transaction.LOCK.UPDATE,
+			attributes: ['id', 'status'],
+		});
+		if (!owner || owner.status !== 'active') throw new AuthError(owner?.status === 'rotated' ? 'api_key_rotated' : 'api_key_revoked');
 		await Organization.findByPk(input.organizationId, { transaction, lock: transaction.LOCK.UPDATE, attributes: ['id'] });
-		const count = await WebhookEndpoint.count({ where: { organizationId: input.organizationId }, transaction });
+		const count = await WebhookEndpoint.count({
+			where: { organizationId: input.organizationId, status: { [Op.ne]: 'deleted' } },
+			transaction,
+		});
 		if (count >= MAX_ENDPOINTS) throw new TooManyEndpointsError();
-		return WebhookEndpoint.create(
+		const created = await WebhookEndpoint.create(
 			{
 				organizationId: input.organizationId,
-				url: input.url,
+				url: url.href,
 				events: events.join(' '),
 				description: input.description ?? null,
 				secret,
+				apiKeyId: input.apiKeyId,
+				createdBy: input.actor.kind === 'cli' ? 'cli' : input.actor.id,
+				createdIp: origin.ip ?? null,
 			},
 			{ transaction },
 		);
+		await writeAudit(
+			{ organizationId: input.organizationId, action: 'webhook.created', apiKeyId: input.apiKeyId, webhookEndpointId: created.id },
+			input.actor,
+			origin,
+			transaction,
+		);
+		return created;
 	});
 	return { endpoint, secret };
 }
 
+/** An endpoint that is not deleted, of this organization (any organization: undefined, for the CLI). */
 export function findEndpoint(organizationId: string | undefined, id: string, transaction?: Transaction): Promise<WebhookEndpoint | null> {
-	return WebhookEndpoint.findOne({ where: organizationId ? { id, organizationId } : { id }, transaction });
+	const where = { id, status: { [Op.ne]: 'deleted' } };
+	return WebhookEndpoint.findOne({ where: organizationId ? { ...where, organizationId } : where, transaction });
 }
 
 /**
- * Deletes an endpoint and everything still owed to it, in one transaction: from its commit no
- * worker can claim a delivery for it. Returns false when there was no such endpoint.
+ * Deletes an endpoint, from any door (API, settings page, CLI), and audits it. From the commit no
+ * worker sends to it: what was still owed is marked failed in the same transaction, and a send
+ * already under way finds the endpoint deleted. The row and its delivery log stay, hidden,
+ * until retention removes them (webhooks/retention.ts). Returns null when there was no such endpoint.
  */
-export async function deleteEndpoint(organizationId: string | undefined, id: string): Promise<WebhookEndpoint | null> {
+export async function deleteEndpoint(input: {
+	organizationId: string | undefined;
+	id: string;
+	actor: Actor;
+	origin?: Origin;
+}): Promise<WebhookEndpoint | null> {
 	return writeTransaction(sequelizeOf(), async (transaction) => {
-		const endpoint = await findEndpoint(organizationId, id, transaction);
+		const endpoint = await findEndpoint(input.organizationId, input.id, transaction);
 		if (!endpoint) return null;
-		await WebhookDelivery.destroy({ where: { endpointId: endpoint.id }, transaction });
-		await endpoint.destroy({ transaction });
+		const [claimed] = await WebhookEndpoint.update(
+			{ status: 'deleted', deletedAt: new Date() },
+			{ where: { id: endpoint.id, status: { [Op.ne]: 'deleted' } }, transaction },
+		);
+		// A concurrent delete got there first: one of them answers "deleted", the other 404.
+		if (claimed !== 1) return null;
+		await WebhookDelivery.update(
+			{ status: 'failed', lastError: 'endpoint deleted' },
+			{ where: { endpointId: endpoint.id, status: 'pending' }, transaction },
+		);
+		await writeAudit(
+			{ organizationId: endpoint.organizationId, action: 'webhook.deleted', apiKeyId: endpoint.apiKeyId ?? '', webhookEndpointId: endpoint.id },
+			input.actor,
+			input.origin ?? {},
+			transaction,
+		);
 		return endpoint;
 	});
 }
 
 export function listEndpoints(organizationId: string): Promise<WebhookEndpoint[]> {
-	return WebhookEndpoint.findAll({ where: { organizationId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+	return WebhookEndpoint.findAll({
+		where: { organizationId, status: { [Op.ne]: 'deleted' } },
+		order: [['createdAt', 'ASC'], ['id', 'ASC']],
+	});
 }
 
-/** The latest deliveries of the organization's endpoints, newest first, for the settings page. */
-export function recentDeliveries(organizationId: string, limit = 50): Promise<WebhookDelivery[]> {
+/** The latest deliveries of the organization's endpoints that are not deleted, newest first, for the settings page. */
+export async function recentDeliveries(organizationId: string, limit = 50): Promise<WebhookDelivery[]> {
 	return WebhookDelivery.findAll({
-		where: { organizationId },
+		where: { organizationId, endpointId: { [Op.in]: (await listEndpoints(organizationId)).map((e) => e.id) } },
 		order: [['createdAt', 'DESC'], ['id', 'DESC']],
 		limit,
 	});
+}
+
+/** The scopes of an endpoint's key now; null for an endpoint without one (older than owner keys). */
+export async function ownerScopes(apiKeyId: string | null, transaction?: Transaction): Promise<{ active: boolean; scopes: Scope[] } | null> {
+	if (apiKeyId === null) return null;
+	const key = await ApiKey.findByPk(apiKeyId, { attributes: ['id', 'status', 'scopes'], transaction });
+	return { active: key?.status === 'active', scopes: key?.scopeList ?? [] };
 }

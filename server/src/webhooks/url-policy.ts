@@ -70,11 +70,17 @@ export function parseWebhookUrl(raw: string): URL {
 	return url;
 }
 
+/** What the server's configuration allows besides public addresses. */
+export interface UrlPolicy {
+	/** WEBHOOK_ALLOW_PRIVATE=true: private and loopback addresses too. */
+	allowPrivate: boolean;
+}
+
 /**
  * Resolves the URL's host once and checks every address it resolves to (one bad address is
  * enough to refuse: the resolver could hand out either). Returns the address to connect to.
  */
-export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promise<DeliveryTarget> {
+export async function checkWebhookUrl(raw: string, { allowPrivate }: UrlPolicy): Promise<DeliveryTarget> {
 	const url = parseWebhookUrl(raw);
 	const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
 	let addresses: Array<{ address: string; family: number }>;

@@ -7,7 +7,9 @@ import type { WebhookConfig } from '../config';
 import { writeTransaction } from '../db/write-transaction';
 import { storedDate } from '../events/record';
 import { eventJson, type EventRow } from '../events/feed';
+import { deliverable } from './event-types';
 import { WebhookDelivery, WebhookEndpoint } from './model';
+import { ownerScopes } from './service';
 import { DISABLE_AFTER_MS, nextAttemptAfter } from './schedule';
 import { send, type SendResult } from './send';
 import { signatureHeader } from './signature';
@@ -22,6 +24,7 @@ interface Claimed {
 	organization_id: string;
 	endpoint_id: string;
 	event_id: string;
+	event_type: string;
 	attempts: number;
 }
 
@@ -38,7 +41,7 @@ const CLAIM: Record<'postgres' | 'sqlite', string> = {
 			WHERE status = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
 			ORDER BY next_attempt_at LIMIT $4
 			FOR UPDATE SKIP LOCKED)
-		RETURNING id, organization_id, endpoint_id, event_id, attempts`,
+		RETURNING id, organization_id, endpoint_id, event_id, event_type, attempts`,
 	// Inside one IMMEDIATE transaction: nobody can write between the SELECT and the UPDATE.
 	sqlite: `SELECT id FROM webhook_deliveries
 		WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
@@ -128,7 +131,14 @@ export class DeliveryWorker {
 					{ where: { id: ids }, transaction },
 				);
 				const rows = await WebhookDelivery.findAll({ where: { id: ids }, transaction });
-				return rows.map((r) => ({ id: r.id, organization_id: r.organizationId, endpoint_id: r.endpointId, event_id: r.eventId, attempts: r.attempts }));
+				return rows.map((r) => ({
+					id: r.id,
+					organization_id: r.organizationId,
+					endpoint_id: r.endpointId,
+					event_id: r.eventId,
+					event_type: r.eventType,
+					attempts: r.attempts,
+				}));
 			});
 			if (claimed.length === 0) return;
 			await Promise.all(claimed.map((row) => this.attempt(row, token, leaseUntil)));
@@ -137,10 +147,18 @@ export class DeliveryWorker {
 
 	private async attempt(row: Claimed, token: string, leaseUntil: Date): Promise<void> {
 		const endpoint = await WebhookEndpoint.findByPk(row.endpoint_id);
-		// Deleted since the claim: nothing is sent (its deliveries went with it).
+		// Removed since the claim (with its organization): nothing is sent.
 		if (!endpoint) return;
 		if (endpoint.status !== 'enabled') {
-			await this.finish(row, token, { status: 'failed', lastError: 'endpoint disabled' });
+			await this.finish(row, token, { status: 'failed', lastError: `endpoint ${endpoint.status}` });
+			return;
+		}
+		// The key's scopes as they are now decide (SPEC §19): a key whose scopes shrank since the
+		// event was written is not sent what it can no longer read.
+		const owner = await ownerScopes(endpoint.apiKeyId);
+		if (owner && (!owner.active || !deliverable(endpoint.eventList, owner.scopes, row.event_type))) {
+			const lastError = owner.active ? `the endpoint's API key cannot read ${row.event_type}` : "the endpoint's API key is no longer active";
+			await this.finish(row, token, { status: 'failed', lastError });
 			return;
 		}
 		// The event committed with this delivery, so it is read directly, not through the feed's
@@ -155,7 +173,7 @@ export class DeliveryWorker {
 		}
 		let result: SendResult;
 		try {
-			const target = await checkWebhookUrl(endpoint.url, this.config.allowPrivate);
+			const target = await checkWebhookUrl(endpoint.url, this.config);
 			// Too close to the lease's end to finish within it: leave the attempt to the next claim.
 			if (Date.now() + this.config.timeoutMs + 1_000 > leaseUntil.getTime()) return;
 			// The same bytes the feed serves for this event.
@@ -219,7 +237,7 @@ export class DeliveryWorker {
 			return;
 		}
 		if (now.getTime() - endpoint.failingSince.getTime() >= DISABLE_AFTER_MS) {
-			await this.write((transaction) => WebhookEndpoint.update({ status: 'disabled' }, { where: { id: endpoint.id }, transaction }));
+			await this.write((transaction) => WebhookEndpoint.update({ status: 'disabled', disabledReason: 'three days of failed deliveries' }, { where: { id: endpoint.id, status: 'enabled' }, transaction }));
 			this.logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled after three days of failures');
 		}
 	}
