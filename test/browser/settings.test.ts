@@ -389,6 +389,36 @@ describe('the page as the README shows it', () => {
 	});
 });
 
+describe('the way in', () => {
+	test('the server address in a browser leads to sign-in, then to the settings with what n8n needs', async () => {
+		const context = await newContext();
+		const page = await context.newPage();
+		await page.goto('/');
+		expect(new URL(page.url()).pathname).toBe('/login');
+		const { email, password } = account('acme', 'super_admin');
+		await signIn(page, email, password);
+		await page.goto('/');
+		expect(new URL(page.url()).pathname).toBe('/settings');
+		await expect(page.locator('#api-base-url').textContent()).resolves.toBe(server.baseUrl);
+		const openapi = await page.locator('#openapi-link').getAttribute('href');
+		expect((await context.request.get(openapi!)).status()).toBe(200);
+		await expect(page.locator('#docs-link').getAttribute('href')).resolves.toMatch(/^https:\/\//);
+		await context.close();
+	});
+
+	test('an Admin is told which Super Admins to ask; a Business plan notice says who changes the plan', async () => {
+		const context = await newContext();
+		const page = await context.newPage();
+		await signIn(page, account('acme', 'admin').email, account('acme', 'admin').password);
+		const ask = await page.locator('#ask-super-admin').textContent();
+		expect(ask).toContain(account('acme', 'super_admin').email);
+		await context.clearCookies();
+		await signIn(page, account('initech', 'super_admin').email, account('initech', 'super_admin').password);
+		await expect(page.locator('#enterprise-notice').textContent()).resolves.toContain('lms-server orgs update initech --plan enterprise');
+		await context.close();
+	});
+});
+
 describe('everyone else', () => {
 	test('an Admin sees no link to API keys, and the page answers 404', async () => {
 		const context = await newContext();

@@ -2,6 +2,7 @@ import express, { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
 
 import { processDatabase } from '../db';
+import { superAdminsOf } from '../users/super-admins';
 import type { AppDeps } from '../http/deps';
 import { apiKeyPages } from './api-keys-pages';
 import { csrfProtection } from './csrf';
@@ -15,6 +16,9 @@ import { ASSETS_DIR, ASSETS_PATH, createViews } from './views';
 
 /** Everything the settings interface answers; the API and health checks never see its middleware. */
 const PAGE_PATHS = ['/login', '/logout', '/settings'];
+
+/** Where a person reads how to connect n8n and what each scope allows. */
+const DOCS_URL = 'https://github.com/n8n-nodes-lms/n8n-nodes-lms#readme';
 
 /**
  * A strict policy: our own script (the copy button) and stylesheet, nothing inline, nothing
@@ -75,7 +79,17 @@ export function createSettingsRouter(deps: AppDeps): Router {
 	);
 
 	router.use(signInRoutes(views));
-	router.get('/settings', requireSignIn, (req, res) => views.render(req, res, 'settings.njk'));
+	// The server's address in a browser leads to the pages, not to a JSON 404.
+	router.get('/', (_req, res) => res.redirect(302, '/settings'));
+	router.get('/settings', requireSignIn, async (req, res) => {
+		const viewer = res.locals.viewer!;
+		await views.render(req, res, 'settings.njk', {
+			// What the n8n credential's Base URL field needs: this server as the browser reached it.
+			apiBaseUrl: `${req.protocol}://${req.get('host') ?? ''}`,
+			docsUrl: DOCS_URL,
+			superAdmins: viewer.isSuperAdmin ? [] : await superAdminsOf(viewer.organization.id),
+		});
+	});
 	router.use(apiKeyPages(views, oneTimeKeys));
 	router.use(webhookPages(views));
 
