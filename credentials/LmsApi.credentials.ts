@@ -9,6 +9,10 @@ import type {
 const CHECK_BASE_URL =
 	"Check the credential's Base URL: it must be the LMS's own address, e.g. https://lms.example.com";
 
+/** An LMS answers an unknown path before it looks at the key: a Base URL with a path after the LMS's address. */
+const EXTRA_PATH =
+	"No LMS API at this Base URL: it must be the LMS's own address with nothing after it (remove a path such as /api, /api/v2 or /lms), e.g. https://lms.example.com";
+
 /** The test fails with this sentence when the answer has the LMS's `code`, in rule order. */
 const REFUSALS: Array<[code: string, message: string]> = [
 	['missing_api_key', 'The LMS received no API key: paste the key into the API Key field.'],
@@ -53,7 +57,7 @@ export class LmsApi implements ICredentialType {
 			required: true,
 			placeholder: 'lms_…',
 			description:
-				'A key created by a Super Admin in the LMS under Settings → API Keys. It is shown only once, when created or rotated. Give it the scopes the workflows need: read:users, read:courses, read:enrollments (also covers certificates), write:enrollments.',
+				'A key created by a Super Admin in the LMS under Settings → API Keys. It is shown only once, when created or rotated. Give it the scopes the workflows need: read:users, read:courses, read:enrollments (also covers certificates), write:enrollments, manage:webhooks (the LMS Instant Trigger).',
 		},
 	];
 
@@ -69,18 +73,19 @@ export class LmsApi implements ICredentialType {
 
 	/**
 	 * Declarative, as n8n's verification requires (its scanner refuses `helpers.request`, the only
-	 * HTTP helper n8n gives a test function). It asks for a user that cannot exist, so every answer
-	 * of an LMS is a problem+json with one of its codes and a `request_id`, whatever the key's
-	 * scopes: `not_found` or `insufficient_scope` (the key works: pass), or a code that says why the
-	 * key cannot work (fail with the LMS's own sentence). An answer without them — a web page,
-	 * another API, a bare 404 — is not an LMS. The Base URL is cleaned as the nodes clean it
-	 * (nodes/shared/transport/baseUrl.ts): a trailing slash or pasted /api/v1 is fine.
+	 * HTTP helper n8n gives a test function). It asks the LMS who the key is (`GET /api/v1/key`, SPEC
+	 * §19, any valid key, no scope needed), so it passes only on an authenticated answer: the key's
+	 * `id`, `scopes` and organization. Any LMS code fails it with a sentence that says what to do
+	 * (`not_found`: a path after the LMS's address, answered before the key is looked at); an answer
+	 * without the key's fields — a web page, another API, a bare 404 — is not an LMS. The Base URL is
+	 * cleaned as the nodes clean it (nodes/shared/transport/baseUrl.ts): a trailing slash or pasted
+	 * /api/v1 is fine.
 	 */
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL:
 				'={{ String($credentials.baseUrl).trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/i, "").replace(/\\/+$/, "") }}/api/v1',
-			url: '/users/usr_credentialTest',
+			url: '/key',
 			ignoreHttpStatusErrors: true,
 		},
 		rules: [
@@ -88,14 +93,12 @@ export class LmsApi implements ICredentialType {
 				type: 'responseSuccessBody' as const,
 				properties: { key: 'code', value: code, message },
 			})),
-			{
-				type: 'responseSuccessBody',
-				properties: { key: 'request_id', value: undefined, message: `Something other than the LMS API answers there. ${CHECK_BASE_URL}` },
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: { key: 'code', value: undefined, message: `Something other than the LMS API answers there. ${CHECK_BASE_URL}` },
-			},
+			{ type: 'responseSuccessBody', properties: { key: 'code', value: 'not_found', message: EXTRA_PATH } },
+			// Only the LMS's answer about the key itself passes.
+			...['id', 'scopes', 'organization.id'].map((key) => ({
+				type: 'responseSuccessBody' as const,
+				properties: { key, value: undefined, message: `Something other than the LMS API answers there. ${CHECK_BASE_URL}` },
+			})),
 		],
 	};
 }

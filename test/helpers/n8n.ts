@@ -402,8 +402,9 @@ export async function testCredential(credentials: Record<string, unknown>): Prom
 	for (const rule of test.rules ?? []) {
 		if (rule.type !== 'responseSuccessBody') continue;
 		const { key, value, message } = rule.properties;
-		const json = items[0]?.json as Record<string, unknown> | undefined;
-		if (json?.[key] === value) return { status: 'Error', message };
+		// n8n's tester reads the key with lodash's get: a dotted path.
+		const found = key.split('.').reduce<unknown>((node, part) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), items[0]?.json);
+		if (found === value) return { status: 'Error', message };
 	}
 	return { status: 'OK', message: 'Connection successful!' };
 }

@@ -96,6 +96,17 @@ describe('fails with what to do when the Base URL is not an LMS', () => {
 	});
 
 	// A declarative test's request that gets no answer fails with n8n's own wording: the error's code.
+	// Issue 29: an LMS answers an unknown path before it looks at the key, so these passed before
+	// with any key, even an empty one.
+	it.each(['/api', '/api/v2', '/lms'])('the LMS address with %s after it, with a working key, an unknown one and none', async (path) => {
+		const { key } = await lms.createKey('acme', ['read:users'], `extra path ${path}`);
+		for (const apiKey of [key, 'lms_unknownKeyOfNoOne000000000000000', '']) {
+			const result = await test(`${lms.baseUrl}${path}`, apiKey);
+			expect(result.status).toBe('Error');
+			expect(result.message).toContain('remove a path such as /api');
+		}
+	});
+
 	it('nothing listens there', async () => {
 		const closed = `http://127.0.0.1:${await freePort()}`;
 		expect(await test(closed, 'lms_someKey000000000000000000000000')).toEqual({ status: 'Error', message: 'ECONNREFUSED' });

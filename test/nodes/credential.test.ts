@@ -3,7 +3,7 @@ import nock from 'nock';
 import { LmsApi } from '../../credentials/LmsApi.credentials';
 import { problems } from '../../server/src/common/problem';
 import { testCredential } from '../helpers/n8n';
-import { credentials, lmsApi, problem } from '../helpers/lms-api-mock';
+import { credentials, lmsApi, ORIGIN, problem } from '../helpers/lms-api-mock';
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
@@ -13,19 +13,36 @@ afterAll(() => {
 	nock.restore();
 });
 
-/** The one request the test makes: a user that cannot exist, so any LMS answers with a code. */
-const probe = () => lmsApi().get('/api/v1/users/usr_credentialTest');
+/** The one request the test makes: who the key is (SPEC §19). */
+const probe = () => lmsApi().get('/api/v1/key');
+const KEY = {
+	id: 'key_0123456789abcdef',
+	label: 'n8n',
+	scopes: ['read:users'],
+	organization: { id: 'org_0123456789abcdef', name: 'Acme', slug: 'acme' },
+};
 
 /** The credential test as n8n runs it when the user clicks "Save" / "Retry" on the credential. */
 describe('credential test', () => {
 	it.each([
-		['a key that can read users (404 not_found)', 404, 'not_found'],
-		['a working key without read:users (403 insufficient_scope)', 403, 'insufficient_scope'],
-	])('passes for %s', async (_what, status, code) => {
-		const scope = probe().reply(...problem(status, code, 'detail'));
+		['a key with one scope', KEY],
+		['a key with no read scope at all', { ...KEY, scopes: ['manage:webhooks'] }],
+	])('passes for %s: the LMS said who the key is', async (_what, body) => {
+		const scope = probe().reply(200, body);
 
 		await expect(testCredential(credentials)).resolves.toEqual({ status: 'OK', message: 'Connection successful!' });
 		expect(scope.isDone()).toBe(true);
+	});
+
+	it('fails for a Base URL with a path after the LMS address (the LMS answers not_found before the key)', async () => {
+		nock(ORIGIN).get('/api/api/v1/key').reply(...problem(404, 'not_found', 'No route'));
+		const result = await testCredential({ ...credentials, baseUrl: `${ORIGIN}/api` });
+		expect(result).toEqual({ status: 'Error', message: expect.stringContaining('remove a path such as /api') });
+	});
+
+	it('fails for a JSON answer that is not about the key (another API, an old LMS answer)', async () => {
+		probe().reply(200, { data: [], has_more: false });
+		await expect(testCredential(credentials)).resolves.toMatchObject({ status: 'Error', message: expect.stringMatching(/Base URL/) });
 	});
 
 	it.each([
