@@ -52,7 +52,7 @@ async function newEnrollments(baseUrl: string, key: string, count: number): Prom
 async function oneDatabase(label: string, databaseUrl: string): Promise<string[]> {
 	await lmsCli(['seed', '--demo', '--json'], { DATABASE_URL: databaseUrl });
 	const { key } = JSON.parse(
-		await lmsCli(['keys', 'create', '--org', 'acme', '--label', 'bench', '--scopes', 'read:users,read:courses,write:enrollments,manage:webhooks', '--json'], {
+		await lmsCli(['keys', 'create', '--org', 'acme', '--label', 'bench', '--scopes', 'read:users,read:courses,read:enrollments,write:enrollments,manage:webhooks', '--json'], {
 			DATABASE_URL: databaseUrl,
 		}),
 	) as { key: string };

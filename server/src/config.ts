@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
 
 import { parseTrustProxy, TrustProxyError } from './http/trust-proxy';
+import { parseAllowedHosts } from './webhooks/url-policy';
 
 /** Everything the server reads from the environment, validated once at start-up. */
 export interface Config {
@@ -32,6 +33,10 @@ export interface Config {
 export interface WebhookConfig {
 	/** WEBHOOK_ALLOW_PRIVATE=true: endpoints may be private and loopback addresses too (never link-local). */
 	allowPrivate: boolean;
+	/** WEBHOOK_ALLOWED_HOSTS: these private or loopback `host:port` destinations only (SPEC §19), normalised. */
+	allowedHosts: string[];
+	/** Loopback addresses allowed (the demo, unless either variable above is set). */
+	allowLoopback: boolean;
 	/** The first retry delay; later ones are 5×, 30×, 120×, 480× and 1440× it (1 min … 24 h by default). */
 	retryBaseMs: number;
 	/** How long a receiver has to answer (10 s). */
@@ -64,6 +69,7 @@ interface Environment {
 	SESSION_SECRET?: string;
 	NODE_ENV?: string;
 	WEBHOOK_ALLOW_PRIVATE: 'true' | 'false';
+	WEBHOOK_ALLOWED_HOSTS?: string;
 	WEBHOOK_RETRY_BASE_MS: number;
 	WEBHOOK_TIMEOUT_MS: number;
 	WEBHOOK_POLL_MS: number;
@@ -100,6 +106,7 @@ const schema = Joi.object<Environment>({
 	SESSION_SECRET: Joi.string().min(32).empty('').optional(),
 	NODE_ENV: Joi.string().empty('').optional(),
 	WEBHOOK_ALLOW_PRIVATE: Joi.string().valid('true', 'false').empty('').default('false'),
+	WEBHOOK_ALLOWED_HOSTS: Joi.string().max(4000).empty('').optional(),
 	// Tests shorten the retry schedule, the timeout and the poll; operators leave the defaults (SPEC §12).
 	WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).max(3_600_000).default(60_000),
 	WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(10_000).default(10_000),
@@ -112,6 +119,14 @@ const schema = Joi.object<Environment>({
 		.default(30)
 		.messages(Object.fromEntries(['number.base', 'number.integer', 'number.min', 'number.max', 'number.unsafe', 'number.infinity'].map((k) => [k, 'must be a whole number of days from 1 to 36500 (default 30)']))),
 }).unknown(true);
+
+function allowedHostsOf(value: string | undefined): string[] {
+	try {
+		return parseAllowedHosts(value);
+	} catch (err) {
+		throw new ConfigError('WEBHOOK_ALLOWED_HOSTS', `${(err as Error).message}; give comma-separated host:port pairs`);
+	}
+}
 
 function trustProxyOf(value: string | undefined): string | false {
 	try {
@@ -155,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		eventRetentionDays: value.EVENT_RETENTION_DAYS,
 		webhooks: {
 			allowPrivate: value.WEBHOOK_ALLOW_PRIVATE === 'true',
+			allowedHosts: allowedHostsOf(value.WEBHOOK_ALLOWED_HOSTS),
+			allowLoopback: false,
 			retryBaseMs: value.WEBHOOK_RETRY_BASE_MS,
 			timeoutMs: value.WEBHOOK_TIMEOUT_MS,
 			pollMs: value.WEBHOOK_POLL_MS,

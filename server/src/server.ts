@@ -65,6 +65,25 @@ export function listeningServer(app: RequestListener, config: Config): Server {
 	return server;
 }
 
+function isLoopbackHost(host: string): boolean {
+	return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/**
+ * WEBHOOK_ALLOW_PRIVATE and WEBHOOK_ALLOWED_HOSTS exist for n8n on the same machine. On a server
+ * that listens beyond loopback they let anyone with a `manage:webhooks` key reach internal
+ * services through the LMS: say so at start, so that it is a choice and not an accident.
+ */
+export function warnOfOpenWebhooks(config: Config, logger: Logger): void {
+	const { allowPrivate, allowedHosts } = config.webhooks;
+	if ((!allowPrivate && allowedHosts.length === 0) || isLoopbackHost(config.host)) return;
+	logger.warn(
+		{ host: config.host, WEBHOOK_ALLOW_PRIVATE: allowPrivate, WEBHOOK_ALLOWED_HOSTS: allowedHosts },
+		`webhooks may reach ${allowPrivate ? 'every private and loopback address' : allowedHosts.join(', ')} while the server listens on ${config.host}, beyond loopback: ` +
+			'any key with manage:webhooks can make the LMS post there. Unset WEBHOOK_ALLOW_PRIVATE / narrow WEBHOOK_ALLOWED_HOSTS unless this is intended.',
+	);
+}
+
 /** The network half of the server: database, migrations, the app, a listening socket. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
 	const { config } = options;
@@ -93,6 +112,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 	const port = (server.address() as AddressInfo).port;
 	// Every instance prunes; the work is idempotent, so several at once only repeat a cheap query.
 	const pruning = schedulePruning(config.eventRetentionDays, (err) => logger.error({ err }, 'event retention pruning failed'));
+	warnOfOpenWebhooks(config, logger);
 	// Every instance sends webhooks; leases keep them from sending the same attempt twice.
 	const deliveries = new DeliveryWorker(sequelize, config.webhooks, logger);
 	deliveries.start();

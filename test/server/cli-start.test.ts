@@ -70,6 +70,16 @@ describe('lms-server start', () => {
 		};
 		expect(courses.pagination.total).toBe(9);
 
+		// The demo's webhooks may reach n8n on this machine (loopback), nothing else that is not public.
+		const subscribe = (hook: string) =>
+			fetch(`${url}/api/v1/webhook_endpoints`, {
+				method: 'POST',
+				headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+				body: JSON.stringify({ url: hook, events: ['*'] }),
+			});
+		expect((await subscribe('http://127.0.0.1:5678/webhook/demo')).status).toBe(201);
+		for (const hook of ['http://10.0.0.8/webhook', 'http://192.168.1.20:5678/webhook']) expect((await subscribe(hook)).status).toBe(422);
+
 		// stdout is the log stream: JSON lines only, never the banner, the password or the key.
 		const logLines = server.output().trimEnd().split('\n');
 		expect(logLines.length).toBeGreaterThan(0);

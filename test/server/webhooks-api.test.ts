@@ -142,13 +142,13 @@ describe('URL policy', () => {
 	test.each([
 		['8.8.8.8', 'public'],
 		['2001:4860:4860::8888', 'public'],
-		['127.0.0.1', 'private'],
-		['::1', 'private'],
+		['127.0.0.1', 'loopback'],
+		['::1', 'loopback'],
 		['10.0.0.1', 'private'],
 		['172.16.5.4', 'private'],
 		['192.168.1.1', 'private'],
 		['fd00::1', 'private'],
-		['::ffff:127.0.0.1', 'private'],
+		['::ffff:127.0.0.1', 'loopback'],
 		['169.254.169.254', 'forbidden'],
 		['::ffff:169.254.169.254', 'forbidden'],
 		['fe80::1', 'forbidden'],
@@ -163,8 +163,8 @@ describe('URL policy', () => {
 	});
 
 	test('without WEBHOOK_ALLOW_PRIVATE, loopback and private hosts are refused with what to do', async () => {
-		await expect(checkWebhookUrl('http://localhost:5678/webhook', { allowPrivate: false })).rejects.toThrow(/WEBHOOK_ALLOW_PRIVATE=true/);
-		await expect(checkWebhookUrl('http://10.0.0.8/webhook', { allowPrivate: false })).rejects.toThrow(/private or loopback/);
+		await expect(checkWebhookUrl('http://localhost:5678/webhook', { allowPrivate: false })).rejects.toThrow(/not a public address.*WEBHOOK_ALLOWED_HOSTS/);
+		await expect(checkWebhookUrl('http://10.0.0.8/webhook', { allowPrivate: false })).rejects.toThrow(/not a public address/);
 		await expect(checkWebhookUrl('http://8.8.8.8/webhook', { allowPrivate: false })).resolves.toMatchObject({ address: '8.8.8.8', family: 4 });
 	});
 });

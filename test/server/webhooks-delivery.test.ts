@@ -153,7 +153,7 @@ test('the URL is checked again before each delivery: a host that now points at t
 	expect(delivery.status).toBe('pending');
 	expect(delivery.attempts).toBeGreaterThanOrEqual(1);
 	expect(delivery.lastStatusCode).toBeNull();
-	expect(delivery.lastError).toMatch(/link-local/);
+	expect(delivery.lastError).toMatch(/not a public address/);
 });
 
 test('an endpoint failing for three days in a row is disabled; its deliveries stop', async () => {

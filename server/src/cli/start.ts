@@ -87,9 +87,11 @@ export function registerStart(program: Command): void {
 		.option('--no-migrate', 'do not apply migrations (when a deploy step already did)')
 		.option('--demo', 'on an empty database, load the demo data and print a login and an API key')
 		.action(async (opts: { migrate: boolean; demo?: boolean }) => {
-			// The demo runs n8n next to the LMS, on this host: its webhooks may reach loopback and
-			// private addresses unless the operator says otherwise (SPEC §12).
-			const config = loadConfig(opts.demo ? { WEBHOOK_ALLOW_PRIVATE: 'true', ...process.env } : process.env);
+			const config = loadConfig(process.env);
+			// The demo runs n8n next to the LMS, on this host: its webhooks may reach loopback
+			// addresses, and nothing else that is not public (issue 27), unless the operator chose
+			// with WEBHOOK_ALLOW_PRIVATE or WEBHOOK_ALLOWED_HOSTS.
+			if (opts.demo && !process.env.WEBHOOK_ALLOW_PRIVATE && !process.env.WEBHOOK_ALLOWED_HOSTS) config.webhooks.allowLoopback = true;
 			const logger = createLogger(config);
 			const announceDemo = opts.demo ? await loadDemoIfEmpty(config, opts.migrate) : undefined;
 			// Loaded here so that the one-shot commands do not pay for Express and the web layer.

@@ -1,16 +1,21 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 import ipaddr from 'ipaddr.js';
 
 import { RuleError } from '../common/rule-error';
 
 /**
- * Where a webhook may point (SPEC §12). The LMS runs inside someone's network: a URL must not
- * turn it into a proxy towards the cloud metadata service (169.254.169.254) or internal
+ * Where a webhook may point (SPEC §12, §19). The LMS runs inside someone's network: a URL must
+ * not turn it into a proxy towards the cloud metadata service (169.254.169.254) or internal
  * services. Checked when an endpoint is created and again before every delivery, and the
  * delivery connects to the very address checked here, so a DNS answer that changes in between
  * (DNS rebinding) cannot move it somewhere else.
+ *
+ * Public is decided by an allow-list, not a deny-list: an address is public only inside IPv4
+ * unicast or IPv6 2000::/3 (global unicast) and outside every block of IANA's special-purpose
+ * registries. Whatever those lists do not name (a new NAT64 prefix, the old site-local fec0::/10,
+ * a new documentation block) is refused rather than let through.
  */
 
 export class WebhookUrlError extends RuleError {
@@ -20,30 +25,105 @@ export class WebhookUrlError extends RuleError {
 	}
 }
 
-/** Ranges refused even with WEBHOOK_ALLOW_PRIVATE=true: link-local (metadata), unspecified, and everything that is not one host. */
-const NEVER = ['unspecified', 'linkLocal', 'multicast', 'broadcast', 'reserved', 'rfc6145', 'rfc6052', '6to4', 'teredo'];
-/** Ranges a private deployment (the demo, the tests, n8n on the same host) may allow. */
-const PRIVATE = ['private', 'loopback', 'uniqueLocal', 'carrierGradeNat'];
-/** Special-purpose blocks that ipaddr.js 1.x files as "unicast" but are no public host. */
-const NOT_PUBLIC_V4 = ['0.0.0.0/8', '192.0.0.0/24', '192.0.2.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24'].map((c) =>
-	ipaddr.IPv4.parseCIDR(c),
-);
-// ::/96 is the deprecated IPv4-compatible form (::a9fe:a9fe would otherwise pass as "unicast").
-const NOT_PUBLIC_V6 = ['::/96', '100::/64', '2001:db8::/32'].map((c) => ipaddr.IPv6.parseCIDR(c));
+function blockList(subnets: string[]): BlockList {
+	const list = new BlockList();
+	for (const subnet of subnets) {
+		const [network, prefix] = subnet.split('/');
+		list.addSubnet(network, Number(prefix), isIP(network) === 6 ? 'ipv6' : 'ipv4');
+	}
+	return list;
+}
 
-export type AddressVerdict = 'public' | 'private' | 'forbidden';
+/**
+ * IANA IPv4 Special-Purpose Address Registry (as of 2025), every entry, globally reachable or not
+ * (AS112, AMT and the like are no place for a webhook either), plus multicast (224/4), which is
+ * not unicast. https://www.iana.org/assignments/iana-ipv4-special-registry/
+ */
+const NOT_PUBLIC_V4 = blockList([
+	'0.0.0.0/8',
+	'10.0.0.0/8',
+	'100.64.0.0/10',
+	'127.0.0.0/8',
+	'169.254.0.0/16',
+	'172.16.0.0/12',
+	'192.0.0.0/24',
+	'192.0.2.0/24',
+	'192.31.196.0/24',
+	'192.52.193.0/24',
+	'192.88.99.0/24',
+	'192.168.0.0/16',
+	'192.175.48.0/24',
+	'198.18.0.0/15',
+	'198.51.100.0/24',
+	'203.0.113.0/24',
+	'224.0.0.0/4',
+	'240.0.0.0/4',
+	'255.255.255.255/32',
+]);
 
-/** What kind of address this is; an IPv4-mapped IPv6 address is judged as the IPv4 it carries. */
+/** IPv6 global unicast (RFC 4291 §2.4): the only IPv6 space that can be public. */
+const GLOBAL_UNICAST_V6 = blockList(['2000::/3']);
+
+/**
+ * IANA IPv6 Special-Purpose Address Registry (as of 2025), the entries inside 2000::/3 (those
+ * outside it, ::1, ::/128, 64:ff9b::/96, 64:ff9b:1::/48, 100::/64, fc00::/7, fe80::/10, 5f00::/16,
+ * are refused by not being in 2000::/3). 2001::/23 covers Teredo, benchmarking, ORCHID, AMT, drone
+ * IDs and whatever IETF protocol assignment comes next. https://www.iana.org/assignments/iana-ipv6-special-registry/
+ */
+const NOT_PUBLIC_V6 = blockList(['2001::/23', '2001:db8::/32', '2002::/16', '2620:4f:8000::/48', '3fff::/20']);
+
+/** What WEBHOOK_ALLOW_PRIVATE=true lets through besides loopback: RFC 1918, shared (CGN), unique local. */
+const PRIVATE = blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7']);
+const LOOPBACK = blockList(['127.0.0.0/8', '::1/128']);
+
+export type AddressVerdict = 'public' | 'private' | 'loopback' | 'forbidden';
+
+/**
+ * What kind of address this is. An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is judged as the
+ * IPv4 address it carries; no other embedding (NAT64, 6to4, Teredo, IPv4-compatible) is public.
+ */
 export function classifyAddress(address: string): AddressVerdict {
 	if (!ipaddr.isValid(address)) return 'forbidden';
 	const parsed = ipaddr.process(address);
-	const range = parsed.range();
-	if (NEVER.includes(range)) return 'forbidden';
-	if (PRIVATE.includes(range)) return 'private';
-	if (range === 'ipv4Mapped') return 'forbidden'; // process() already unwrapped the valid ones
-	if (parsed.kind() === 'ipv4' && NOT_PUBLIC_V4.some((cidr) => (parsed as ipaddr.IPv4).match(cidr))) return 'forbidden';
-	if (parsed.kind() === 'ipv6' && NOT_PUBLIC_V6.some((cidr) => (parsed as ipaddr.IPv6).match(cidr))) return 'forbidden';
-	return range === 'unicast' ? 'public' : 'forbidden';
+	const text = parsed.toString();
+	const family = parsed.kind() === 'ipv4' ? 'ipv4' : 'ipv6';
+	if (LOOPBACK.check(text, family)) return 'loopback';
+	if (PRIVATE.check(text, family)) return 'private';
+	if (family === 'ipv4') return NOT_PUBLIC_V4.check(text, 'ipv4') ? 'forbidden' : 'public';
+	return GLOBAL_UNICAST_V6.check(text, 'ipv6') && !NOT_PUBLIC_V6.check(text, 'ipv6') ? 'public' : 'forbidden';
+}
+
+/** What the server's configuration allows besides public addresses. */
+export interface UrlPolicy {
+	/** WEBHOOK_ALLOW_PRIVATE=true: every private and loopback address too. */
+	allowPrivate: boolean;
+	/**
+	 * WEBHOOK_ALLOWED_HOSTS: exactly these private or loopback destinations (`host:port`, the
+	 * host as written in the URL or the address it resolves to), and no others.
+	 */
+	allowedHosts?: readonly string[];
+	/** `start --demo`: loopback addresses (n8n on the same machine), nothing else private. */
+	allowLoopback?: boolean;
+}
+
+/** `host:port` as WEBHOOK_ALLOWED_HOSTS and the check compare it: lower case, an IP in its canonical form, no brackets. */
+export function destinationKey(host: string, port: number): string {
+	const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+	return `${ipaddr.isValid(bare) ? ipaddr.parse(bare).toString() : bare}:${port}`;
+}
+
+/** Parses WEBHOOK_ALLOWED_HOSTS (`host:port,…`, IPv6 in brackets); throws a sentence naming the bad item. */
+export function parseAllowedHosts(value: string | undefined): string[] {
+	if (value === undefined || value.trim() === '') return [];
+	return value.split(',').map((raw) => {
+		const item = raw.trim();
+		const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]\s/]+):(\d{1,5})$/.exec(item);
+		const port = match ? Number(match[2]) : 0;
+		if (!match || port < 1 || port > 65535) {
+			throw new Error(`"${item}" is not host:port (e.g. 127.0.0.1:5678, n8n.internal:443 or [::1]:5678)`);
+		}
+		return destinationKey(match[1], port);
+	});
 }
 
 export interface DeliveryTarget {
@@ -70,43 +150,48 @@ export function parseWebhookUrl(raw: string): URL {
 	return url;
 }
 
-/** What the server's configuration allows besides public addresses. */
-export interface UrlPolicy {
-	/** WEBHOOK_ALLOW_PRIVATE=true: private and loopback addresses too. */
-	allowPrivate: boolean;
+function portOf(url: URL): number {
+	return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/** Whether the policy lets a private or loopback address through for this URL. */
+function allowedNonPublic(verdict: 'private' | 'loopback', url: URL, host: string, address: string, policy: UrlPolicy): boolean {
+	if (policy.allowPrivate) return true;
+	if (verdict === 'loopback' && policy.allowLoopback) return true;
+	const allowed = policy.allowedHosts ?? [];
+	const port = portOf(url);
+	return allowed.includes(destinationKey(host, port)) || allowed.includes(destinationKey(address, port));
+}
+
+/** Resolves a host name to every address it has, or throws the refusal. */
+async function resolveHost(host: string): Promise<Array<{ address: string; family: number }>> {
+	try {
+		return await lookup(host, { all: true, verbatim: true });
+	} catch {
+		throw new WebhookUrlError(`The host ${host} of the url does not resolve. Check the name, or use the address n8n is reachable at.`);
+	}
 }
 
 /**
  * Resolves the URL's host once and checks every address it resolves to (one bad address is
- * enough to refuse: the resolver could hand out either). Returns the address to connect to.
+ * enough to refuse: the resolver could hand out either). Returns the address to connect to. A
+ * refusal names the host as written, never what a name resolved to: the answer must not become
+ * a way to map an internal network's names.
  */
-export async function checkWebhookUrl(raw: string, { allowPrivate }: UrlPolicy): Promise<DeliveryTarget> {
+export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<DeliveryTarget> {
 	const url = parseWebhookUrl(raw);
 	const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-	let addresses: Array<{ address: string; family: number }>;
-	if (isIP(host)) {
-		addresses = [{ address: host, family: isIP(host) }];
-	} else {
-		try {
-			addresses = await lookup(host, { all: true, verbatim: true });
-		} catch {
-			throw new WebhookUrlError(`The host ${host} of the url does not resolve. Check the name, or use the address n8n is reachable at.`);
-		}
-	}
+	const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolveHost(host);
 	if (addresses.length === 0) throw new WebhookUrlError(`The host ${host} of the url does not resolve.`);
 	for (const { address } of addresses) {
 		const verdict = classifyAddress(address);
-		if (verdict === 'forbidden') {
-			throw new WebhookUrlError(
-				`The url's host ${host} is ${address}, a link-local, unspecified or reserved address that webhooks never reach. Use a public address.`,
-			);
-		}
-		if (verdict === 'private' && !allowPrivate) {
-			throw new WebhookUrlError(
-				`The url's host ${host} is ${address}, a private or loopback address. Use a public address, or set WEBHOOK_ALLOW_PRIVATE=true on the server.`,
-			);
-		}
+		if (verdict === 'public') continue;
+		if (verdict !== 'forbidden' && allowedNonPublic(verdict, url, host, address, policy)) continue;
+		throw new WebhookUrlError(
+			`The url's host ${host} is not a public address. Webhooks are sent to public addresses only; the server's operator can allow ` +
+				'a private or loopback destination with WEBHOOK_ALLOWED_HOSTS=host:port (never link-local or reserved addresses).',
+		);
 	}
-	const chosen = addresses[0];
-	return { url, address: ipaddr.process(chosen.address).toString(), family: ipaddr.process(chosen.address).kind() === 'ipv4' ? 4 : 6 };
+	const chosen = ipaddr.process(addresses[0].address);
+	return { url, address: chosen.toString(), family: chosen.kind() === 'ipv4' ? 4 : 6 };
 }
