@@ -47,6 +47,22 @@ export default tseslint.config(
 		},
 	},
 	{
+		// One way to a write transaction: writeTransaction (db/write-transaction.ts) takes SQLite's
+		// writers in turn and joins a write opened inside another; a bare sequelize.transaction
+		// inside one hangs on SQLite and commits on its own on PostgreSQL.
+		files: ['server/src/**/*.ts', 'test/**/*.ts'],
+		ignores: ['server/src/db/**'],
+		rules: {
+			'no-restricted-syntax': [
+				'error',
+				{
+					selector: "CallExpression[callee.property.name='transaction']",
+					message: 'Open write transactions with writeTransaction (server/src/db/write-transaction.ts), the one door on both databases.',
+				},
+			],
+		},
+	},
+	{
 		files: ['test/**/*.ts'],
 		rules: {
 			// The tests read the API's JSON answers, which are `any` on purpose: the test states

@@ -8,6 +8,7 @@
 import { QueryTypes } from 'sequelize';
 
 import { Course } from '../../server/src/courses/model';
+import { writeTransaction } from '../../server/src/db/write-transaction';
 import { createUser } from '../../server/src/users/service';
 import type { TestServer } from '../helpers/server';
 import { call, startApiServer, type World } from './api-fixtures';
@@ -125,7 +126,7 @@ it('a statement that writes many rows moves each counter once, and stays exact',
 		created_at: now,
 		updated_at: now,
 	}));
-	const counterWrites = await sequelize.transaction(async (transaction) => {
+	const counterWrites = await writeTransaction(sequelize, async (transaction) => {
 		const pg = sequelize.getDialect() === 'postgres';
 		// PostgreSQL keeps every version of a row a transaction updates, so counters moved once per
 		// row made a statement of n rows cost O(n²). The backend's statistics tell how many counter

@@ -3,6 +3,7 @@ import { Op, type Transaction } from 'sequelize';
 import { RuleError } from '../common/rule-error';
 import { hasControlCharacters } from '../common/text';
 import { processReads } from '../db';
+import { writeTransaction } from '../db/write-transaction';
 import { Organization, type Plan } from '../organizations/model';
 import { hasApiAccess } from '../organizations/plan';
 import { generateKey, hashKey, isWellFormedKey, maskKey } from './key-format';
@@ -174,7 +175,7 @@ export async function createKey(input: {
 }): Promise<IssuedKey> {
 	const label = normaliseLabel(input.label);
 	const scopes = normaliseScopes(input.scopes);
-	return sequelizeOf().transaction(async (transaction) => {
+	return writeTransaction(sequelizeOf(), async (transaction) => {
 		await organizationWithApiAccess(input.organizationId, transaction);
 		const issued = await insertKey(input.organizationId, label, scopes, input.actor, transaction);
 		await audit('key.created', issued.apiKey, input.actor, input.origin ?? {}, transaction);
@@ -226,7 +227,7 @@ export async function rotateKey(input: {
 	actor: Actor;
 	origin?: Origin;
 }): Promise<IssuedKey> {
-	return sequelizeOf().transaction(async (transaction) => {
+	return writeTransaction(sequelizeOf(), async (transaction) => {
 		const old = await activeKey(input.keyId, input.organizationId, transaction);
 		await organizationWithApiAccess(old.organizationId, transaction);
 		await claimActive(old, { status: 'rotated' }, transaction);
@@ -249,7 +250,7 @@ export async function revokeKey(input: {
 	actor: Actor;
 	origin?: Origin;
 }): Promise<ApiKey & { disabledEndpoints?: OwnedEndpoint[] }> {
-	return sequelizeOf().transaction(async (transaction) => {
+	return writeTransaction(sequelizeOf(), async (transaction) => {
 		const apiKey = await activeKey(input.keyId, input.organizationId, transaction);
 		await claimActive(apiKey, { status: 'revoked', revokedAt: new Date(), revokedBy: actorId(input.actor) }, transaction);
 		const disabledEndpoints = await disableEndpointsOfKey(apiKey.id, transaction);

@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Sequelize, Transaction, type Options, type TransactionOptions } from 'sequelize';
+import { Sequelize, Transaction, type Options } from 'sequelize';
 
 import { attachReads, postgresReads, sqliteReads } from './reads';
 import { sqliteDriver } from './sqlite-driver';
@@ -77,30 +77,6 @@ function tighten(path: string, mode: number): void {
 	if ((stats.mode & 0o077) !== 0) chmodSync(path, mode);
 }
 
-type ManagedTransaction = (options: TransactionOptions, run: (t: Transaction) => Promise<unknown>) => Promise<unknown>;
-
-/**
- * SQLite only: one write transaction at a time in this process. The sqlite3 driver runs each
- * statement on one of libuv's four pool threads, and a BEGIN IMMEDIATE that waits for the write
- * lock holds its thread for the whole busy timeout; four of them waiting took every thread, the
- * transaction holding the lock could not run its COMMIT, and all of them stalled for 5 s and then
- * failed. Waiting here, in a promise queue, costs no thread. (Other processes, such as a CLI
- * command, still meet the busy timeout, which is what it is for.)
- */
-function serialiseTransactions(sequelize: Sequelize): void {
-	const original = sequelize.transaction.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
-	let tail: Promise<unknown> = Promise.resolve();
-	sequelize.transaction = ((first: unknown, second: unknown) => {
-		const run = typeof first === 'function' ? first : second;
-		// An unmanaged transaction (no callback) is the caller's to commit: left as it is.
-		if (typeof run !== 'function') return original(first);
-		const options = typeof first === 'function' ? {} : first;
-		const result = tail.then(() => (original as ManagedTransaction)(options as TransactionOptions, run as never));
-		tail = result.catch(() => undefined);
-		return result;
-	}) as Sequelize['transaction'];
-}
-
 export interface DatabaseOptions {
 	databaseUrl: string;
 	poolMax?: number;
@@ -111,7 +87,8 @@ export interface DatabaseOptions {
 /**
  * One Sequelize instance per process. Dialect differences live here and nowhere else:
  * SQLite gets WAL, a busy timeout and IMMEDIATE write transactions (a DEFERRED transaction
- * that reads then writes fails at once with SQLITE_BUSY under concurrency).
+ * that reads then writes fails at once with SQLITE_BUSY under concurrency). Write transactions
+ * are opened by writeTransaction (write-transaction.ts), which also makes SQLite's take turns.
  */
 export async function openDatabase({ databaseUrl, poolMax = 10, create = true }: DatabaseOptions): Promise<Sequelize> {
 	const common: Options = {
@@ -134,7 +111,6 @@ export async function openDatabase({ databaseUrl, poolMax = 10, create = true }:
 			dialectModule: sqliteDriver,
 			retry: { max: 10, match: [/SQLITE_BUSY/] },
 		});
-		serialiseTransactions(sequelize);
 		attachReads(sequelize, () => sqliteReads(storage));
 		await sequelize.query('PRAGMA journal_mode = WAL');
 		await sequelize.query('PRAGMA synchronous = NORMAL');

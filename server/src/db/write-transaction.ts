@@ -1,22 +1,61 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import type { Sequelize, Transaction } from 'sequelize';
 
 /**
- * A managed write transaction. On PostgreSQL, just `sequelize.transaction`. On SQLite, the
- * transactions of this process also take turns in a queue: SQLite admits one writer anyway,
- * and a BEGIN IMMEDIATE that waits on the lock sleeps inside one of libuv's four worker
- * threads; with four such waiters the writer that holds the lock gets no thread for its next
- * statement, and everyone waits out the busy timeout. Another process (the CLI next to a
- * running server) still meets the busy timeout, as before.
+ * The one way to a write transaction: lint bans `.transaction(` outside db/.
+ *
+ * On SQLite the process's write transactions take turns in a promise queue. SQLite admits one
+ * writer anyway, and a BEGIN IMMEDIATE that waits on the lock sleeps inside one of libuv's four
+ * worker threads; with four such waiters the writer that holds the lock gets no thread for its
+ * next statement, and everyone waits out the busy timeout. Waiting in a queue costs no thread.
+ * Another process (the CLI next to a running server) still meets the busy timeout, as it should.
+ *
+ * A write opened inside another joins it as a savepoint rather than failing: queued, it would
+ * wait for the very transaction it runs in (a deadlock on SQLite), and on PostgreSQL it would
+ * take a second connection and commit on its own. Joining lets an operation (createUser,
+ * enrollStudent) be called alone or as one step of a larger write with the same signature; the
+ * savepoint keeps it all-or-nothing like a transaction of its own: if it throws, its statements
+ * are undone and the outer transaction can go on (PostgreSQL would otherwise refuse every later
+ * statement). It commits only with the outer one. "Inside" follows the async context, so a task
+ * left running after its transaction ended gets a transaction of its own. Writes nested side by
+ * side take turns too, since savepoints on one connection must nest, not interleave.
  */
+interface Level {
+	sequelize: Sequelize;
+	transaction: Transaction;
+	open: boolean;
+	tail: Promise<unknown>;
+}
+
+const inside = new AsyncLocalStorage<Level>();
 const queues = new WeakMap<Sequelize, Promise<unknown>>();
 
 export function writeTransaction<T>(sequelize: Sequelize, work: (transaction: Transaction) => Promise<T>): Promise<T> {
-	if (sequelize.getDialect() !== 'sqlite') return sequelize.transaction(work);
-	const previous = queues.get(sequelize) ?? Promise.resolve();
-	const run = previous.then(() => sequelize.transaction(work));
+	const outer = inside.getStore();
+	if (outer?.open && outer.sequelize === sequelize) {
+		const run = outer.tail.then(() => (outer.open ? begin(sequelize, work, outer.transaction) : writeTransaction(sequelize, work)));
+		outer.tail = run.catch(() => undefined);
+		return run;
+	}
+	if (sequelize.getDialect() !== 'sqlite') return begin(sequelize, work);
+	const run = (queues.get(sequelize) ?? Promise.resolve()).then(() => begin(sequelize, work));
 	queues.set(
 		sequelize,
 		run.catch(() => undefined),
 	);
 	return run;
+}
+
+function begin<T>(sequelize: Sequelize, work: (transaction: Transaction) => Promise<T>, parent?: Transaction): Promise<T> {
+	return sequelize.transaction({ transaction: parent }, (transaction) => {
+		const level: Level = { sequelize, transaction, open: true, tail: Promise.resolve() };
+		return inside.run(level, async () => {
+			try {
+				return await work(transaction);
+			} finally {
+				level.open = false;
+			}
+		});
+	});
 }

@@ -3,6 +3,7 @@ import type { Transaction } from 'sequelize';
 import { Certificate } from '../certificates/model';
 import { randomBase62 } from '../common/ids';
 import { RuleError } from '../common/rule-error';
+import { writeTransaction } from '../db/write-transaction';
 import { Course } from '../courses/model';
 import { Enrollment, type EnrollmentStatus } from '../enrollments/model';
 import { Organization } from '../organizations/model';
@@ -73,7 +74,7 @@ export async function seedDemo(options: { now?: Date } = {}): Promise<DemoResult
 	);
 
 	for (const [index, spec] of DEMO_ORGANIZATIONS.entries()) {
-		await sequelize.transaction(async (transaction) => {
+		await writeTransaction(sequelize, async (transaction) => {
 			const seeded = await seedOrganization(spec, index, start, credentials, transaction);
 			result.organizations.push({ slug: spec.slug, id: seeded.organization.id, plan: spec.plan });
 			for (const user of seeded.signIns) {

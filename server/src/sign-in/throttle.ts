@@ -1,6 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
+import { writeTransaction } from '../db/write-transaction';
 import type { User } from '../users/model';
 import { SignInAttempt } from './model';
 
@@ -90,7 +91,7 @@ function freeAt(times: Date[], limit: number): number | undefined {
 export async function beginSignIn(email: string, origin: SignInOrigin): Promise<SignInAttempt> {
 	const key = attemptedEmail(email);
 	const row = { email: key, ip: origin.ip.slice(0, 64), userAgent: origin.userAgent?.slice(0, 300) ?? null };
-	const result = await SignInAttempt.sequelize!.transaction(async (transaction) => {
+	const result = await writeTransaction(SignInAttempt.sequelize!, async (transaction) => {
 		await lock(transaction, [`lms:sign-in:account:${key}`, `lms:sign-in:ip:${row.ip}`]);
 		const now = Date.now();
 		const since = new Date(now - SIGN_IN_WINDOW_MS);
@@ -111,7 +112,7 @@ export async function beginSignIn(email: string, origin: SignInOrigin): Promise<
 /** Closes an attempt: a failure keeps counting for the rest of the window, a success never did. */
 export async function finishSignIn(attempt: SignInAttempt, outcome: 'failed' | 'succeeded', user: User | null): Promise<void> {
 	// In a transaction of its own, so that on SQLite it queues behind beginSignIn's rather than racing it.
-	await SignInAttempt.sequelize!.transaction((transaction) =>
+	await writeTransaction(SignInAttempt.sequelize!, (transaction) =>
 		attempt.update({ outcome, userId: user?.id ?? null, organizationId: user?.organizationId ?? null }, { transaction }),
 	);
 }
