@@ -6,6 +6,8 @@ import { SCOPES } from '../api-keys/model';
 import { loadConfig, type Config } from '../config';
 import { Organization } from '../db';
 import { seedDemo } from '../demo/seed';
+import { prepareWalkthrough } from '../demo/walkthrough';
+import { findOrganization } from '../organizations/service';
 import { createLogger } from '../http/logging';
 import { withDatabase } from './context';
 import { printDemo } from './seed';
@@ -39,6 +41,7 @@ function loadDemoIfEmpty(config: Config, migrate: boolean): Promise<(url: string
 			actor: { kind: 'cli' },
 		});
 		const admin = demo.accounts.find((a) => a.organization === 'acme' && a.role === 'super_admin')!;
+		const walkthrough = await prepareWalkthrough(await findOrganization('acme'));
 		return (url) => {
 			printDemo(demo, printToStderr);
 			printToStderr(
@@ -48,6 +51,9 @@ function loadDemoIfEmpty(config: Config, migrate: boolean): Promise<(url: string
 				'',
 				'Try it:',
 				`  curl -H "Authorization: Bearer ${secret}" ${url}/api/v1/courses`,
+				'',
+				"For the README's \"Use the API\" walk-through, paste this into a terminal first:",
+				`  export LMS=${url} KEY=${secret} ${Object.entries(walkthrough).map(([name, value]) => `${name}=${value}`).join(' ')}`,
 				'',
 			);
 		};
