@@ -10,18 +10,30 @@ import type { EventType } from './types';
  * That holds if what a read serves is always a prefix of the final id order: once a reader has
  * seen an id, no smaller id may ever appear.
  * - PostgreSQL: an id starts with its transaction's id (events/record.ts). A reader serves only
- *   ids below `evt_<snapshot xmin>`: every transaction with a smaller id has finished (committed
- *   and visible to this statement, or rolled back and gone), and every transaction that has not
- *   finished, or has not started, has an xid ≥ xmin, so its events sort after everything served.
- *   The snapshot is the statement's own, so the bound and the rows agree. An open transaction
- *   holds the feed back (for every organization: xmin is cluster-wide) until it ends; that is
- *   the price of never skipping, and why writers keep their transactions short.
+ *   ids below the smallest id of a transaction of THIS database that its snapshot still sees
+ *   running, or below the snapshot's xmax when there is none. Every transaction below that bound
+ *   has either finished (committed and visible to this statement, or rolled back and gone) or
+ *   runs in another database, where it can never write an event here; every transaction of this
+ *   database that has not finished, or has not started, sorts after everything served.
+ *   The snapshot is the statement's own (pg_current_snapshot()), so the bound and the rows agree.
+ *   Which database a running xid belongs to is read from pg_stat_get_activity: a backend never
+ *   changes database and an xid belongs to one backend, so "another database" is never wrong even
+ *   though that view is read a moment after the snapshot; an xid found nowhere (it ended
+ *   meanwhile, or is a prepared transaction) holds the feed back, until the next read. So a
+ *   pg_dump or an idle-in-transaction session of another application on the same cluster does
+ *   not stop the feed (SPEC §19), while this database's open writers still hold it back until
+ *   they end: the price of never skipping, and why writers keep their transactions short.
  * - SQLite: one writer at a time and id order is commit order (events/record.ts); a reader sees
  *   committed transactions only, so whatever it sees is already a prefix. No bound is needed.
  */
 
 const VISIBLE: Record<'postgres' | 'sqlite', string> = {
-	postgres: `AND id < 'evt_' || lpad(to_hex(pg_snapshot_xmin(pg_current_snapshot())::text::bigint), 16, '0')`,
+	// xip holds 64-bit xids (epoch << 32 | xid); backend_xid is the 32-bit xid.
+	postgres: `AND id < (SELECT 'evt_' || lpad(to_hex(COALESCE(MIN(running::text::bigint), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)), 16, '0')
+		FROM pg_snapshot_xip(pg_current_snapshot()) AS running
+		WHERE NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(NULL) AS backend
+			WHERE backend.backend_xid::text::bigint = running::text::bigint % 4294967296
+				AND backend.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`,
 	sqlite: '',
 };
 

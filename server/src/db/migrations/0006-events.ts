@@ -7,8 +7,9 @@ import type { QueryInterface } from 'sequelize';
  * order. What the two numbers are differs per dialect, and is what makes the feed safe to read
  * by cursor (see events/record.ts and events/feed.ts):
  * - PostgreSQL: the writing transaction's id (`pg_current_xact_id()`, 64-bit, never wraps) and a
- *   value of the `events_seq` sequence. The feed serves only ids whose transaction is below the
- *   reader's snapshot xmin, i.e. finished: no smaller id can appear after a reader saw a larger one.
+ *   value of the `events_seq` sequence. The feed serves only ids whose transaction is below every
+ *   transaction of this database still running: no smaller id can appear after a reader saw a
+ *   larger one.
  * - SQLite: 0 and the AUTOINCREMENT rowid. One writer at a time (every write transaction is
  *   BEGIN IMMEDIATE) makes id order commit order; AUTOINCREMENT never reuses a value.
  *

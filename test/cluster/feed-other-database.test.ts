@@ -1,0 +1,122 @@
+import { Client } from 'pg';
+
+import { runCli } from '../helpers/cli';
+import { createPostgresDatabase, type TestDatabase } from '../helpers/database';
+import { startInstance, type Instance } from '../helpers/instances';
+
+/**
+ * SPEC §19: on PostgreSQL the feed is held back only by this database's writers. A transaction
+ * that holds a transaction id in another database of the same cluster (another application, a
+ * migration, an idle-in-transaction session) must not stop the feed, the LMS Trigger or the
+ * webhooks; one in this database still does, so nothing is ever skipped.
+ */
+
+describe('the feed with a write transaction open in another database of the cluster', () => {
+	let lms: TestDatabase;
+	let other: TestDatabase;
+	let instance: Instance;
+	let key: string;
+	let student: string;
+	const courses: string[] = [];
+
+	beforeAll(async () => {
+		[lms, other] = await Promise.all([createPostgresDatabase(), createPostgresDatabase()]);
+		const cli = async (...args: string[]) => {
+			const result = await runCli(args, { env: { DATABASE_URL: lms.databaseUrl } });
+			if (result.code !== 0) throw new Error(`lms-server ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+			return result.stdout;
+		};
+		await cli('migrate');
+		await cli('seed', '--demo', '--json');
+		key = (JSON.parse(await cli('keys', 'create', '--org', 'acme', '--label', 'feed', '--scopes', 'read:users,read:enrollments,write:enrollments,read:courses', '--json')) as { key: string }).key;
+		const db = new Client({ connectionString: lms.databaseUrl });
+		await db.connect();
+		const { rows } = await db.query<{ student: string; course: string }>(
+			`SELECT u.id AS student, c.id AS course FROM users u JOIN organizations o ON o.id = u.organization_id
+			 JOIN courses c ON c.organization_id = o.id
+			 WHERE o.slug = 'acme' AND u.role = 'student' AND c.status = 'published'
+			   AND NOT EXISTS (SELECT 1 FROM enrollments e WHERE e.student_id = u.id AND e.course_id = c.id)
+			 ORDER BY u.id, c.id LIMIT 20`,
+		);
+		await db.end();
+		student = rows[0].student;
+		courses.push(...rows.filter((r) => r.student === student).map((r) => r.course));
+		expect(courses.length).toBeGreaterThanOrEqual(2);
+		instance = await startInstance({ DATABASE_URL: lms.databaseUrl });
+	});
+
+	afterAll(async () => {
+		await instance?.stop();
+		await Promise.all([lms?.remove(), other?.remove()]);
+	});
+
+	const api = async (path: string, method = 'GET', body?: unknown) => {
+		const res = await fetch(`${instance.url}${path}`, {
+			method,
+			headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+			body: body ? JSON.stringify(body) : undefined,
+		});
+		return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+	};
+
+	/** Polls the feed from `after` until an event about `objectId` shows, or the deadline passes. */
+	async function appears(after: string | null, objectId: string, deadlineMs: number): Promise<boolean> {
+		const deadline = Date.now() + deadlineMs;
+		for (;;) {
+			const reply = await api(`/api/v1/events?limit=100${after ? `&after=${after}` : ''}`);
+			expect(reply.status).toBe(200);
+			const data = reply.body.data as Array<{ data: { object: { id: string } } }>;
+			if (data.some((e) => e.data.object.id === objectId)) return true;
+			if (Date.now() > deadline) return false;
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+	}
+
+	const head = async () => (await api('/api/v1/events/head')).body.after as string | null;
+
+	test('a new event appears within seconds while the other database holds a transaction id for 10 s', async () => {
+		const elsewhere = new Client({ connectionString: other.databaseUrl });
+		await elsewhere.connect();
+		try {
+			await elsewhere.query('BEGIN');
+			await elsewhere.query('SELECT pg_current_xact_id()');
+			const opened = Date.now();
+			const after = await head();
+			const created = await api('/api/v1/enrollments', 'POST', { student_id: student, course_id: courses[0] });
+			expect(created.status).toBe(201);
+			const seen = await appears(after, created.body.id as string, 5_000);
+			// The other transaction was open the whole time: the event did not wait for it to end.
+			const { rows } = await elsewhere.query<{ open: boolean }>('SELECT pg_current_xact_id() IS NOT NULL AS open');
+			expect(rows[0].open).toBe(true);
+			expect(seen).toBe(true);
+			expect(Date.now() - opened).toBeLessThan(10_000);
+			await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - opened))));
+		} finally {
+			await elsewhere.query('ROLLBACK').catch(() => undefined);
+			await elsewhere.end();
+		}
+	}, 60_000);
+
+	test('a transaction open in this database still holds back the events after it (never skip)', async () => {
+		const here = new Client({ connectionString: lms.databaseUrl });
+		await here.connect();
+		try {
+			await here.query('BEGIN');
+			await here.query('SELECT pg_current_xact_id()');
+			const after = await head();
+			const created = await api('/api/v1/enrollments', 'POST', { student_id: student, course_id: courses[1] });
+			expect(created.status).toBe(201);
+			// Positive signal first: the event is stored and committed, yet not served.
+			const check = new Client({ connectionString: lms.databaseUrl });
+			await check.connect();
+			const { rows } = await check.query('SELECT id FROM events WHERE data LIKE $1', [`%${created.body.id as string}%`]);
+			await check.end();
+			expect(rows).toHaveLength(1);
+			expect(await appears(after, created.body.id as string, 0)).toBe(false);
+			await here.query('COMMIT');
+			expect(await appears(after, created.body.id as string, 10_000)).toBe(true);
+		} finally {
+			await here.end();
+		}
+	}, 60_000);
+});
