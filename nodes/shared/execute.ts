@@ -11,8 +11,32 @@ export type LmsOperationExecute = (
 	itemIndex: number,
 ) => Promise<IDataObject | IDataObject[]>;
 
+/** What one input item gave: its records, or the error that failed it. */
+export type LmsItemOutcome = { records: IDataObject | IDataObject[] } | { error: unknown };
+
+/** The most input items one executeMany call gets: what the LMS's batch endpoints take. */
+export const MAX_BATCH_ITEMS = 100;
+
 export interface LmsOperation {
 	execute: LmsOperationExecute;
+	/**
+	 * For operations the LMS can do in batches (SPEC §18): up to MAX_BATCH_ITEMS input items at
+	 * once, with one outcome per item, in order. The item loop then calls this instead of execute.
+	 */
+	executeMany?: (this: IExecuteFunctions, itemIndexes: number[]) => Promise<LmsItemOutcome[]>;
+}
+
+/** Runs execute for one item, as an outcome. */
+export async function outcomeOf(
+	this: IExecuteFunctions,
+	execute: LmsOperationExecute,
+	itemIndex: number,
+): Promise<LmsItemOutcome> {
+	try {
+		return { records: await execute.call(this, itemIndex) };
+	} catch (error) {
+		return { error };
+	}
 }
 
 /**
@@ -32,24 +56,38 @@ export async function executeLmsOperation(
 
 	const items = this.getInputData();
 	const returnData: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const result = await selected.execute.call(this, itemIndex);
-			const records = Array.isArray(result) ? result : [result];
+	const output = (itemIndex: number, outcome: LmsItemOutcome) => {
+		if ('records' in outcome) {
+			const records = Array.isArray(outcome.records) ? outcome.records : [outcome.records];
 			for (const json of records) {
 				returnData.push({ json, pairedItem: { item: itemIndex } });
 			}
-		} catch (error) {
-			const nodeError = asNodeError(this.getNode(), error, itemIndex);
-			if (!this.continueOnFail()) throw nodeError;
-			// `error` on the item is what n8n routes down the error output when the node is set to
-			// "Continue (using error output)"; n8n then reduces `json` to the message, as here.
-			returnData.push({
-				json: { error: nodeError.message },
-				error: nodeError,
-				pairedItem: { item: itemIndex },
-			});
+			return;
 		}
+		const nodeError = asNodeError(this.getNode(), outcome.error, itemIndex);
+		if (!this.continueOnFail()) throw nodeError;
+		// `error` on the item is what n8n routes down the error output when the node is set to
+		// "Continue (using error output)"; n8n then reduces `json` to the message, as here.
+		returnData.push({
+			json: { error: nodeError.message },
+			error: nodeError,
+			pairedItem: { item: itemIndex },
+		});
+	};
+
+	const { executeMany } = selected;
+	if (executeMany) {
+		// Batches of input items, each answered item by item: the output is the same as one
+		// request per item would give, in the same order and pairing.
+		for (let start = 0; start < items.length; start += MAX_BATCH_ITEMS) {
+			const itemIndexes = Array.from({ length: Math.min(MAX_BATCH_ITEMS, items.length - start) }, (_, i) => start + i);
+			const outcomes = await executeMany.call(this, itemIndexes);
+			itemIndexes.forEach((itemIndex, i) => output(itemIndex, outcomes[i]));
+		}
+		return [returnData];
+	}
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		output(itemIndex, await outcomeOf.call(this, selected.execute, itemIndex));
 	}
 	return [returnData];
 }

@@ -221,6 +221,13 @@ export interface RunNodeOptions {
 	onError?: INode['onError'];
 	/** The node's version as saved in the workflow; the pinned one, else the latest. */
 	typeVersion?: number;
+	/**
+	 * The execution's id, as n8n gives every execution (writes derive their Idempotency-Key from
+	 * it); none by default, so that separate runs never share keys.
+	 */
+	executionId?: string;
+	/** The node settings "Retry On Fail", "Max. Tries" and "Wait Between Tries (ms)". */
+	retryOnFail?: { maxTries: number; waitBetweenTries: number };
 }
 
 export interface RunNodeResult {
@@ -243,6 +250,7 @@ export async function runNode(
 	const node = nodeFor(nodeType, parameters, {
 		...(onError ? { onError } : {}),
 		...(options.typeVersion !== undefined ? { typeVersion: options.typeVersion } : {}),
+		...(options.retryOnFail ? { retryOnFail: true, ...options.retryOnFail } : {}),
 	});
 	const workflowData: IWorkflowBase = {
 		id: 'test-workflow',
@@ -268,6 +276,7 @@ export async function runNode(
 		},
 	});
 	const additionalData = additionalDataFor(options.credentials, workflowData, 'manual');
+	if (options.executionId !== undefined) additionalData.executionId = options.executionId;
 	const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData)
 		.processRunExecutionData(workflow)
 		.finally(releaseN8nResources);

@@ -49,12 +49,20 @@ describe('Create', () => {
 		expect(scope.isDone()).toBe(true);
 	});
 
-	it('enrolls each input item, mapping the IDs with expressions', async () => {
+	it('enrolls each input item, mapping the IDs with expressions (several items: one batch request)', async () => {
 		const scope = lmsApi()
-			.post('/api/v1/enrollments', { student_id: 'usr_1', course_id: 'crs_9' })
-			.reply(201, { ...enrollment, id: 'enr_a' })
-			.post('/api/v1/enrollments', { student_id: 'usr_2', course_id: 'crs_9' })
-			.reply(201, { ...enrollment, id: 'enr_b', student_id: 'usr_2' });
+			.post('/api/v1/enrollments/batch', {
+				items: [
+					{ student_id: 'usr_1', course_id: 'crs_9' },
+					{ student_id: 'usr_2', course_id: 'crs_9' },
+				],
+			})
+			.reply(200, {
+				data: [
+					{ index: 0, status: 201, body: { ...enrollment, id: 'enr_a' } },
+					{ index: 1, status: 201, body: { ...enrollment, id: 'enr_b', student_id: 'usr_2' } },
+				],
+			});
 
 		const { items } = await runNode(
 			new LmsEnrollments(),

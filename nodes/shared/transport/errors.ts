@@ -144,6 +144,10 @@ function messageFor(failure: LmsHttpFailure, request: LmsRequestSummary): string
 			return `Course ${bodyField(request, 'course_id')} is not published: publish it in the LMS first, or check the Course ID`;
 		case 'already_enrolled':
 			return `Student ${bodyField(request, 'student_id')} is already enrolled in course ${bodyField(request, 'course_id')} (enrollment ${problem.enrollment_id ?? 'unknown'}): set "If Already Enrolled" to "Return Existing Enrollment" to carry on instead of failing`;
+		case 'idempotency_key_reused':
+			return 'The LMS already received another request under this write\'s Idempotency-Key (made from the execution, the node and the item): its values changed between two tries of the same execution, for example through an expression using the time. Run the workflow again, which sends new keys';
+		case 'idempotency_key_in_use':
+			return `The LMS was still working on an earlier try of this request after ${request.attempts ?? 1} attempts: check in the LMS whether the change was made before running the workflow again`;
 		case 'rate_limited':
 			return `The LMS kept answering "too many requests" after ${request.attempts ?? 1} attempts: run the workflow again in a minute (the limit is per IP address and shared with every other client calling the LMS from this n8n)`;
 	}

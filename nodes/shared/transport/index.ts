@@ -16,9 +16,12 @@ export {
 	type LmsPageOptions,
 	type LmsPagesOptions,
 } from './pagination';
+export { idempotencyKeyFor } from './idempotency';
 export {
 	FALLBACK_RETRY_WAIT_SECONDS,
+	inUseWaitSeconds,
 	LMS_CREDENTIAL_TYPE,
+	lmsAnswerError,
 	lmsApiRequest,
 	MAX_ATTEMPTS,
 	MAX_RETRY_WAIT_SECONDS,

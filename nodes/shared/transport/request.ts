@@ -12,6 +12,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { LmsApiCredentials } from '../types';
 import { lmsApiBaseUrl } from './baseUrl';
 import { headerValue, httpFailureOf, lmsApiError, type LmsRequestSummary } from './errors';
+import { idempotencyKeyFor } from './idempotency';
 
 export const LMS_CREDENTIAL_TYPE = 'lmsApi';
 
@@ -35,6 +36,11 @@ export interface LmsRequest {
 	body?: IDataObject;
 	/** The input item this request serves, so errors point at it. */
 	itemIndex?: number;
+	/**
+	 * The Idempotency-Key of a write. By default a POST or PATCH serving an input item gets one made
+	 * from the execution, the node and the item (idempotency.ts); a batch passes its own.
+	 */
+	idempotencyKey?: string;
 }
 
 /** Seconds to wait before retrying a 429, or undefined when the failure is not a 429. */
@@ -50,6 +56,18 @@ export function retryAfterSeconds(error: unknown, now = Date.now()): number | un
 		seconds = Math.max(0, (Date.parse(header) - now) / 1000);
 	}
 	return Math.min(seconds, MAX_RETRY_WAIT_SECONDS);
+}
+
+/**
+ * Seconds to wait before sending a write again because the LMS is still running the first
+ * request with its Idempotency-Key (409 idempotency_key_in_use: a retry that came too early);
+ * the second try gets the first request's answer. Undefined for any other failure.
+ */
+export function inUseWaitSeconds(error: unknown): number | undefined {
+	const failure = httpFailureOf(error);
+	if (failure.status !== 409 || failure.problem?.code !== 'idempotency_key_in_use') return undefined;
+	const header = Number(headerValue(failure.headers, 'retry-after'));
+	return Number.isFinite(header) && header > 0 ? Math.min(header, MAX_RETRY_WAIT_SECONDS) : 1;
 }
 
 /**
@@ -71,6 +89,13 @@ export async function lmsApiRequest(this: LmsFunctions, request: LmsRequest): Pr
 		);
 	}
 
+	const isWrite = request.method === 'POST' || request.method === 'PATCH';
+	const idempotencyKey =
+		request.idempotencyKey ??
+		(isWrite && request.itemIndex !== undefined
+			? idempotencyKeyFor(this, `i${request.itemIndex}`, request.method, request.endpoint)
+			: undefined);
+
 	const summary: LmsRequestSummary = {
 		method: request.method,
 		endpoint: request.endpoint,
@@ -86,6 +111,9 @@ export async function lmsApiRequest(this: LmsFunctions, request: LmsRequest): Pr
 			url: request.endpoint,
 			qs: request.qs,
 			body: request.body,
+			// The same key on every attempt: a repeat of a request whose answer was lost is answered
+			// from the first one.
+			...(idempotencyKey === undefined ? {} : { headers: { 'Idempotency-Key': idempotencyKey } }),
 			json: true,
 			// The key belongs to the LMS only; never hand it to another host on a redirect.
 			sendCredentialsOnCrossOriginRedirect: false,
@@ -112,7 +140,7 @@ export async function lmsApiRequest(this: LmsFunctions, request: LmsRequest): Pr
 			const failure = {
 				response: { status: response.statusCode, headers: response.headers, data: response.body },
 			};
-			const waitSeconds = retryAfterSeconds(failure);
+			const waitSeconds = retryAfterSeconds(failure) ?? inUseWaitSeconds(failure);
 			if (waitSeconds !== undefined && attempt < MAX_ATTEMPTS) {
 				await sleep(waitSeconds * 1000);
 				continue;
@@ -134,4 +162,24 @@ export async function lmsApiRequest(this: LmsFunctions, request: LmsRequest): Pr
 		}
 		return body as IDataObject;
 	}
+}
+
+/**
+ * The error the request would have thrown had the LMS given this answer to it alone: for the
+ * items of a batch, each answered with the status and body of its own request.
+ */
+export async function lmsAnswerError(
+	this: LmsFunctions,
+	answer: { status: number; body: unknown },
+	request: LmsRequest,
+): Promise<Error> {
+	const credentials = await this.getCredentials<LmsApiCredentials>(LMS_CREDENTIAL_TYPE);
+	const baseURL = lmsApiBaseUrl(credentials.baseUrl) ?? credentials.baseUrl;
+	const failure = { response: { status: answer.status, headers: {}, data: answer.body } };
+	return lmsApiError(
+		this.getNode(),
+		failure,
+		{ method: request.method, endpoint: request.endpoint, baseURL, body: request.body },
+		request.itemIndex,
+	);
 }

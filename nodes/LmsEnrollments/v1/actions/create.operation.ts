@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { idField } from '../../../shared/descriptions';
-import { requiredId } from '../../../shared/execute';
-import { enroll, ifAlreadyEnrolledProperty } from '../../enroll';
+import { requiredId, type LmsItemOutcome } from '../../../shared/execute';
+import { enroll, enrollMany, ifAlreadyEnrolledProperty } from '../../enroll';
 
 const properties: INodeProperties[] = [
 	idField({
@@ -24,8 +24,19 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+/** The student and course an input item names. */
+function pairOf(this: IExecuteFunctions, itemIndex: number): Promise<[string, string]> {
 	const studentId = requiredId.call(this, 'studentId', 'Student ID', itemIndex);
 	const courseId = requiredId.call(this, 'courseId', 'Course ID', itemIndex);
+	return Promise.resolve([studentId, courseId]);
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const [studentId, courseId] = await pairOf.call(this, itemIndex);
 	return await enroll.call(this, studentId, courseId, itemIndex);
+}
+
+/** Up to 100 input items in one request (SPEC §18); the output is the same as one per item. */
+export async function executeMany(this: IExecuteFunctions, itemIndexes: number[]): Promise<LmsItemOutcome[]> {
+	return await enrollMany.call(this, itemIndexes, pairOf);
 }

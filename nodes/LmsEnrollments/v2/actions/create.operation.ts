@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { lmsLocator, requiredLocatorId } from '../../../shared/locators';
-import { enroll, ifAlreadyEnrolledProperty } from '../../enroll';
+import type { LmsItemOutcome } from '../../../shared/execute';
+import { enroll, enrollMany, ifAlreadyEnrolledProperty } from '../../enroll';
 
 const properties: INodeProperties[] = [
 	lmsLocator('student', {
@@ -23,8 +24,19 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+/** The student and course an input item names (pickers resolved to IDs). */
+async function pairOf(this: IExecuteFunctions, itemIndex: number): Promise<[string, string]> {
 	const studentId = await requiredLocatorId.call(this, 'student', 'student', 'Student', itemIndex);
 	const courseId = await requiredLocatorId.call(this, 'course', 'course', 'Course', itemIndex);
+	return [studentId, courseId];
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const [studentId, courseId] = await pairOf.call(this, itemIndex);
 	return await enroll.call(this, studentId, courseId, itemIndex);
+}
+
+/** Up to 100 input items in one request (SPEC §18); the output is the same as one per item. */
+export async function executeMany(this: IExecuteFunctions, itemIndexes: number[]): Promise<LmsItemOutcome[]> {
+	return await enrollMany.call(this, itemIndexes, pairOf);
 }
