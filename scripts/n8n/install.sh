@@ -4,9 +4,16 @@
 # between runs. Each part is marked done only once it works, so an interrupted install resumes.
 #
 # Prints the cache folder on its last line. Env: N8N_TEST_CACHE (the folder), N8N_VERSION.
+# `--tools` installs only Node 24 and the package tooling (what `npm run build:n8n` needs, about
+# a minute), not n8n itself (what the real-n8n tests need, several minutes and gigabytes).
 set -euo pipefail
 
+TOOLS_ONLY=false
+[ "${1:-}" = --tools ] && TOOLS_ONLY=true
+
 N8N_VERSION=${N8N_VERSION:-2.41.1}
+# The n8n-workflow that n8n $N8N_VERSION depends on: the staging build compiles against it.
+N8N_WORKFLOW_VERSION=${N8N_WORKFLOW_VERSION:-2.41.0}
 NODE_MAJOR=24
 CACHE=${N8N_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-lms/n8n-$N8N_VERSION-node-$NODE_MAJOR}
 mkdir -p "$CACHE"
@@ -39,7 +46,7 @@ export npm_config_nodedir=$CACHE/node/current
 # and would roll the whole install back. linkedom 0.18.15 needs a package the registry lacks.
 # sqlite3 is the one native module n8n needs that must be built here (its prebuilt binary comes
 # from GitHub).
-if ! done_mark n8n; then
+if ! $TOOLS_ONLY && ! done_mark n8n; then
   say "installing n8n $N8N_VERSION (about 5 minutes when cold)"
   rm -rf "$CACHE/n8n"; mkdir -p "$CACHE/n8n"
   echo '{"name":"lms-n8n-host","private":true,"overrides":{"linkedom":"0.18.14"}}' > "$CACHE/n8n/package.json"
@@ -56,14 +63,21 @@ fi
 if ! done_mark tools; then
   say "installing @n8n/node-cli, @n8n/scan-community-package, n8n-workflow, typescript"
   rm -rf "$CACHE/tools"; mkdir -p "$CACHE/tools"
-  workflow=$(node -p "require('$CACHE/n8n/node_modules/n8n-workflow/package.json').version")
   echo '{"name":"lms-n8n-tools","private":true}' > "$CACHE/tools/package.json"
   (cd "$CACHE/tools" && npm install --save-exact \
-     "@n8n/node-cli@0.48.3" "@n8n/scan-community-package@0.32.0" "n8n-workflow@$workflow" "typescript@5.9.3" \
+     "@n8n/node-cli@0.48.3" "@n8n/scan-community-package@0.32.0" "n8n-workflow@$N8N_WORKFLOW_VERSION" "typescript@5.9.3" \
      > "$CACHE/tools-install.log" 2>&1) || { tail -30 "$CACHE/tools-install.log" >&2; exit 1; }
   [ -x "$CACHE/tools/node_modules/.bin/n8n-node" ]
   mark_done tools
 fi
 
-say "ready: $(node --version), n8n $(node -p "require('$CACHE/n8n/node_modules/n8n/package.json').version")"
+if $TOOLS_ONLY; then
+  say "ready: $(node --version), the package tooling"
+else
+  # The pinned n8n-workflow must be this n8n's, or the build would check against another API.
+  installed=$(node -p "require('$CACHE/n8n/node_modules/n8n-workflow/package.json').version")
+  [ "$installed" = "$N8N_WORKFLOW_VERSION" ] \
+    || { echo "n8n $N8N_VERSION uses n8n-workflow $installed; set N8N_WORKFLOW_VERSION=$installed" >&2; exit 1; }
+  say "ready: $(node --version), n8n $(node -p "require('$CACHE/n8n/node_modules/n8n/package.json').version")"
+fi
 echo "$CACHE"

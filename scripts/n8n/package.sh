@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-CACHE=$(bash scripts/n8n/install.sh | tail -1)
+CACHE=$(bash scripts/n8n/install.sh --tools | tail -1)
 TOOLS=$CACHE/tools/node_modules
 STAGE=$ROOT/.n8n-package
 
@@ -50,14 +50,14 @@ cat > "$STAGE/tsconfig.json" <<'EOF'
 		"preserveConstEnums": true,
 		"esModuleInterop": true,
 		"resolveJsonModule": true,
-		"incremental": true,
+		"incremental": false,
 		"declaration": false,
-		"sourceMap": true,
+		"sourceMap": false,
 		"skipLibCheck": true,
 		"useDefineForClassFields": false,
 		"outDir": "./dist/"
 	},
-	"include": ["credentials/**/*", "nodes/**/*", "nodes/**/*.json", "package.json"]
+	"include": ["credentials/**/*", "nodes/**/*", "nodes/**/*.json"]
 }
 EOF
 ln -s "$TOOLS" "$STAGE/node_modules"

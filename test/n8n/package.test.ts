@@ -82,6 +82,14 @@ it('the tarball holds the built package only: every node and credential package.
 	expect(manifest.devDependencies).toBeUndefined();
 });
 
+it('the tarball holds exactly what n8n loads: no source maps, build info or a second package.json', async () => {
+	const listing = (await run('tar', ['tzf', tarball])).stdout.trim().split('\n');
+	const unexpected = listing.filter(
+		(file) => !/^package\/(package\.json|README\.md|LICENSE|dist\/(credentials|nodes)\/.+\.js|dist\/nodes\/.+\.node\.json|dist\/icons\/[\w.]+\.svg)$/.test(file),
+	);
+	expect(unexpected).toEqual([]);
+});
+
 it("n8n's scanner passes the packed tarball and the source", async () => {
 	await expect(scan(unpacked)).resolves.toEqual({ passed: true });
 	await expect(scan(ROOT, 'source')).resolves.toEqual({ passed: true });
