@@ -4,6 +4,7 @@ import { recordEvent } from '../../server/src/events/record';
 import { createKey, revokeKey } from '../../server/src/api-keys/service';
 import { testDialect } from '../helpers/database';
 import type { TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 import { call, expectProblem, feedCaughtUp, startApiServer, type World } from './api-fixtures';
 
 /**
@@ -39,15 +40,12 @@ async function feedIds(key: string, after?: string): Promise<string[]> {
 }
 
 /** Polls the head until it is `expected` (PostgreSQL serves an event once older transactions anywhere have ended). */
-async function headBecomes(key: string, expected: string | null, timeoutMs = 10_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
+async function headBecomes(key: string, expected: string | null): Promise<void> {
+	await waitUntil(async () => {
 		const reply = await head(key);
 		expect(reply.status).toBe(200);
-		if (reply.body.after === expected) return;
-		if (Date.now() > deadline) throw new Error(`head is ${reply.body.after}, expected ${expected}`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
+		return reply.body.after === expected;
+	}, { interval: 50, what: `the head at ${expected}` });
 }
 
 test('an empty feed → { "after": null }, for each key that can read it', async () => {

@@ -2,6 +2,7 @@ import { SCOPES } from '../../server/src/api-keys/model';
 import { createKey } from '../../server/src/api-keys/service';
 import { Certificate, Course, Enrollment, Event, Organization, User } from '../../server/src/db';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 
 /**
  * A small, fully known world for the API tests: two enterprise organizations (so every
@@ -179,19 +180,15 @@ export async function startApiServer(env: Record<string, string> = NO_LIMIT): Pr
  * is served once no older transaction is still running anywhere on the database server (other
  * test files' included), so right after a write it may lag for a moment; SQLite never lags.
  */
-export async function feedCaughtUp(server: Pick<TestServer, 'baseUrl'>, key: string, organizationId: string, timeoutMs = 10_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const stored = await Event.count({ where: { organizationId } });
-		let served = 0;
+export async function feedCaughtUp(server: Pick<TestServer, 'baseUrl'>, key: string, organizationId: string, timeout = 10_000): Promise<void> {
+	const served = async () => {
+		let count = 0;
 		for (let after = ''; ; ) {
 			const page = await call(server, `/api/v1/events?limit=100${after ? `&after=${after}` : ''}`, { key });
-			served += page.body.data.length;
-			if (!page.body.has_more) break;
+			count += page.body.data.length;
+			if (!page.body.has_more) return count;
 			after = page.body.data[page.body.data.length - 1].id;
 		}
-		if (served >= stored) return;
-		if (Date.now() > deadline) throw new Error(`the feed serves ${served} of ${stored} events after ${timeoutMs} ms`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
+	};
+	await waitUntil(async () => (await served()) >= (await Event.count({ where: { organizationId } })), { timeout, interval: 50, what: 'the feed serving every stored event' });
 }

@@ -4,6 +4,7 @@ import type { Statement } from '../../server/src/db/reads';
 import { createLogger } from '../../server/src/http/logging';
 import { startServer, type RunningServer } from '../../server/src/server';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
+import { waitUntil } from '../helpers/wait';
 import { buildWorld, call, type World } from './api-fixtures';
 
 let database: TestDatabase;
@@ -38,11 +39,12 @@ test('close() lets an in-flight request finish, then refuses new connections', a
 	});
 	const base = { baseUrl: server.url };
 	const inFlight = call(base, '/api/v1/courses', { key: world.keys.all });
-	await new Promise((r) => setTimeout(r, 100));
+	await waitUntil(() => spy.mock.calls.some(([statement]) => statement.sql.includes('FROM courses')), { what: 'the request at the gate' });
 
 	let closed = false;
 	const closing = server.close().then(() => (closed = true));
-	await new Promise((r) => setTimeout(r, 100));
+	// Closing has begun once new connections are refused; the request at the gate holds it open.
+	await waitUntil(() => fetch(`${server.url}/healthz`).then(() => false, () => true), { what: 'new connections refused' });
 	expect(closed).toBe(false);
 
 	release();

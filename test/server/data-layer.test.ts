@@ -12,6 +12,7 @@ import { USERS, userConditions } from '../../server/src/users/queries';
 import { createOrganization } from '../../server/src/organizations/service';
 import { createUser } from '../../server/src/users/service';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database';
+import { waitUntil } from '../helpers/wait';
 
 /** A list page and its counted total, as the list endpoints read them (db/table.ts). */
 async function pageOf<R>(table: Table<R>, where: Where, page: PageRequest): Promise<{ rows: R[]; total: number }> {
@@ -216,27 +217,21 @@ describe(`data layer (${testDialect()})`, () => {
 		const { apiKey, secret } = await createKey({ organizationId: org.id, label: 'touch', scopes: ['read:users'], actor: { kind: 'cli' } });
 		expect(apiKey.lastUsedAt).toBeNull();
 		await authenticate(secret);
-		let first: Date | null = null;
-		for (let i = 0; i < 50 && !first; i++) {
-			await new Promise((r) => setTimeout(r, 20));
-			first = (await ApiKey.findByPk(apiKey.id))!.lastUsedAt;
-		}
+		const first = await waitUntil(async () => (await ApiKey.findByPk(apiKey.id))!.lastUsedAt, { what: 'last_used_at written' });
 		expect(first).toBeInstanceOf(Date);
-		expect(Math.abs(first!.getTime() - Date.now())).toBeLessThan(5000);
+		expect(Math.abs(first.getTime() - Date.now())).toBeLessThan(5000);
+		// The stamp read with the key is fresh: authenticate decides, before it returns, not to write.
+		const updates = jest.spyOn(ApiKey, 'update');
 		await authenticate(secret);
-		await new Promise((r) => setTimeout(r, 200));
-		expect((await ApiKey.findByPk(apiKey.id))!.lastUsedAt!.getTime()).toBe(first!.getTime());
+		expect(updates).not.toHaveBeenCalled();
+		updates.mockRestore();
+		expect((await ApiKey.findByPk(apiKey.id))!.lastUsedAt!.getTime()).toBe(first.getTime());
 
 		// A stale stamp (over a minute old) is refreshed; the condition is evaluated by the database.
 		const stale = new Date(Date.now() - 5 * 60_000);
 		await ApiKey.update({ lastUsedAt: stale }, { where: { id: apiKey.id }, silent: true });
 		await authenticate(secret);
-		let refreshed = stale;
-		for (let i = 0; i < 50 && refreshed.getTime() === stale.getTime(); i++) {
-			await new Promise((r) => setTimeout(r, 20));
-			refreshed = (await ApiKey.findByPk(apiKey.id))!.lastUsedAt!;
-		}
-		expect(refreshed.getTime()).toBeGreaterThan(stale.getTime());
+		await waitUntil(async () => (await ApiKey.findByPk(apiKey.id))!.lastUsedAt!.getTime() > stale.getTime(), { what: 'the stale stamp refreshed' });
 	});
 
 	test('rotation (a write transaction) makes the old key fail at once', async () => {

@@ -9,6 +9,7 @@ import { runCli } from '../helpers/cli';
 import { createTestDatabase } from '../helpers/database';
 import { freePort } from '../helpers/ports';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 import { call, expectProblem } from './api-fixtures';
 
 /**
@@ -108,12 +109,7 @@ describeRedis('shared Redis store', () => {
 
 		// A fresh Redis on the same port (counters gone): the store reconnects by itself.
 		redis = await startRedis(redisPort);
-		let status = 0;
-		for (let i = 0; i < 50 && status !== 200; i++) {
-			await new Promise((r) => setTimeout(r, 100));
-			status = (await call(first, '/api/v1/openapi.json')).status;
-		}
-		expect(status).toBe(200);
+		await waitUntil(async () => (await call(first, '/api/v1/openapi.json')).status === 200, { timeout: 5000, interval: 100, what: 'the store reconnected' });
 	});
 });
 

@@ -5,6 +5,7 @@ import { User, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { pruneDeliveries } from '../../server/src/webhooks/retention';
 import { nextAttemptAfter } from '../../server/src/webhooks/schedule';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { waitUntil } from '../helpers/wait';
 import type { TestServer } from '../helpers/server';
 import { call, NO_LIMIT, startApiServer, type World } from './api-fixtures';
 
@@ -61,7 +62,13 @@ async function enroll(): Promise<string> {
 	return reply.body.id;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The endpoint's deliveries once `done` holds for them (the worker has finished with them). */
+async function deliveriesOnce(endpointId: string, done: (rows: WebhookDelivery[]) => boolean, what: string): Promise<WebhookDelivery[]> {
+	return waitUntil(async () => {
+		const rows = await WebhookDelivery.findAll({ where: { endpointId }, order: [['createdAt', 'ASC']] });
+		return done(rows) && rows;
+	}, { what });
+}
 
 test('a change is posted, signed, with the event as the feed shows it', async () => {
 	const { secret } = await subscribe(['enrollment.created']);
@@ -74,7 +81,11 @@ test('a change is posted, signed, with the event as the feed shows it', async ()
 	expect(event).toMatchObject({ type: 'enrollment.created', data: { object: { id: enrollmentId, status: 'active' } } });
 	expect(request.headers['lms-event-id']).toBe(event.id);
 	expect(request.headers['lms-event-type']).toBe('enrollment.created');
-	const fromFeed = await call(server, `/api/v1/events/${event.id}`, { key: world.keys.all });
+	// PostgreSQL serves an event once every older transaction on the server has ended (events/feed.ts).
+	const fromFeed = await waitUntil(async () => {
+		const reply = await call(server, `/api/v1/events/${event.id}`, { key: world.keys.all });
+		return reply.status === 200 && reply;
+	}, { what: 'the event in the feed' });
 	expect(fromFeed.body).toEqual(event);
 
 	const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['lms-signature']));
@@ -85,13 +96,14 @@ test('a change is posted, signed, with the event as the feed shows it', async ()
 });
 
 test('only subscribed types are sent; "*" gets everything', async () => {
-	await subscribe(['enrollment.completed']);
+	const { id } = await subscribe(['enrollment.completed']);
 	const all = await startReceiver();
 	try {
 		await subscribe(['*'], all.url);
 		await enroll();
 		await all.waitFor(1);
-		await sleep(500);
+		// Deliveries are queued in the transaction that writes the event: none was queued for it.
+		expect(await WebhookDelivery.count({ where: { endpointId: id } })).toBe(0);
 		expect(receiver.received).toHaveLength(0);
 	} finally {
 		await all.close();
@@ -106,10 +118,9 @@ test('a receiver answering 500 then 200: retried after the first delay, delivere
 	const [first, second] = await receiver.waitFor(2);
 	expect(second.headers['lms-event-id']).toBe(first.headers['lms-event-id']);
 	expect(second.at - first.at).toBeGreaterThanOrEqual(RETRY_BASE_MS - 20);
-	await sleep(RETRY_BASE_MS * 6);
-	expect(receiver.received).toHaveLength(2);
-	const [delivery] = await WebhookDelivery.findAll({ where: { endpointId: id } });
+	const [delivery] = await deliveriesOnce(id, ([d]) => d?.status === 'delivered', 'the delivery delivered');
 	expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 200 });
+	expect(receiver.received).toHaveLength(2);
 });
 
 test('a receiver that never answers: cut at the timeout, then retried', async () => {
@@ -123,8 +134,7 @@ test('a receiver that never answers: cut at the timeout, then retried', async ()
 	const [first, second] = await receiver.waitFor(2, 10_000);
 	// 1 s timeout, then the first retry delay.
 	expect(second.at - first.at).toBeGreaterThanOrEqual(1000 + RETRY_BASE_MS - 50);
-	await sleep(500);
-	const [delivery] = await WebhookDelivery.findAll({ where: { endpointId: id } });
+	const [delivery] = await deliveriesOnce(id, ([d]) => d?.status === 'delivered', 'the delivery delivered');
 	expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 204 });
 });
 
@@ -136,11 +146,11 @@ test('a deleted endpoint receives nothing more, retries included', async () => {
 	const del = await call(server, `/api/v1/webhook_endpoints/${id}`, { method: 'DELETE', key: hooksKey });
 	expect(del.status).toBe(204);
 	await enroll();
-	await sleep(RETRY_BASE_MS * 8);
-	expect(receiver.received).toHaveLength(1);
-	// Its delivery log stays until retention removes it (issue 27): what was owed is marked failed.
-	const deliveries = await WebhookDelivery.findAll({ where: { endpointId: id } });
+	// Its delivery log stays until retention removes it (issue 27): what was owed is marked failed,
+	// and nothing is queued for the second event (queued in the transaction that wrote it).
+	const deliveries = await deliveriesOnce(id, (rows) => rows.every((d) => d.status === 'failed'), 'the delivery marked failed');
 	expect(deliveries.map((d) => [d.status, d.lastError])).toEqual([['failed', 'endpoint deleted']]);
+	expect(receiver.received).toHaveLength(1);
 });
 
 test('the URL is checked again before each delivery: a host that now points at the metadata address gets nothing', async () => {
@@ -148,8 +158,7 @@ test('the URL is checked again before each delivery: a host that now points at t
 	// As if the host's DNS answer changed after creation (the check resolves it again each time).
 	await WebhookEndpoint.update({ url: 'http://169.254.169.254/latest/meta-data/' }, { where: { id } });
 	await enroll();
-	await sleep(1000);
-	const [delivery] = await WebhookDelivery.findAll({ where: { endpointId: id } });
+	const [delivery] = await deliveriesOnce(id, ([d]) => (d?.attempts ?? 0) >= 1 && d.leaseToken === null, 'a first attempt recorded');
 	expect(delivery.status).toBe('pending');
 	expect(delivery.attempts).toBeGreaterThanOrEqual(1);
 	expect(delivery.lastStatusCode).toBeNull();
@@ -162,11 +171,12 @@ test('an endpoint failing for three days in a row is disabled; its deliveries st
 	await WebhookEndpoint.update({ failingSince: new Date(Date.now() - 3 * 24 * 3_600_000 - 1000) }, { where: { id } });
 	await enroll();
 	await receiver.waitFor(1);
-	await sleep(500);
-	const reply = await call(server, `/api/v1/webhook_endpoints/${id}`, { key: hooksKey });
-	expect(reply.body.status).toBe('disabled');
+	await waitUntil(async () => (await call(server, `/api/v1/webhook_endpoints/${id}`, { key: hooksKey })).body.status === 'disabled', { what: 'the endpoint disabled' });
 	await enroll();
-	await sleep(RETRY_BASE_MS * 4);
+	// Nothing is queued for a disabled endpoint (in the transaction that writes the event), and the
+	// first delivery's retry ends as failed instead of being sent.
+	const deliveries = await deliveriesOnce(id, ([d]) => d?.status === 'failed', 'the retry refused');
+	expect(deliveries.map((d) => [d.status, d.lastError])).toEqual([['failed', 'endpoint disabled']]);
 	expect(receiver.received).toHaveLength(1);
 });
 
@@ -175,8 +185,7 @@ test('a success ends a run of failures', async () => {
 	await WebhookEndpoint.update({ failingSince: new Date(Date.now() - 3_600_000) }, { where: { id } });
 	await enroll();
 	await receiver.waitFor(1);
-	await sleep(300);
-	expect((await WebhookEndpoint.findByPk(id))!.failingSince).toBeNull();
+	await waitUntil(async () => (await WebhookEndpoint.findByPk(id))!.failingSince === null, { what: 'the run of failures ended' });
 });
 
 test('retry schedule: about 1 min, 5 min, 30 min, 2 h, 8 h, 24 h, then failed', () => {

@@ -7,6 +7,7 @@ import { runCli } from '../helpers/cli';
 import { PageClient } from '../helpers/page-client';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 import { call, expectProblem } from './api-fixtures';
 
 /**
@@ -70,12 +71,9 @@ test('deletion is audited from every door (API, page, CLI), and the delivery log
 	await newUser();
 	await receiver.waitFor(3);
 	await Promise.all(
-		[byApi, byPage, byCli].map(async ({ id }) => {
-			for (const deadline = Date.now() + 10_000; (await WebhookDelivery.count({ where: { endpointId: id, status: 'delivered' } })) === 0; ) {
-				if (Date.now() > deadline) throw new Error('not delivered');
-				await new Promise((resolve) => setTimeout(resolve, 25));
-			}
-		}),
+		[byApi, byPage, byCli].map(({ id }) =>
+			waitUntil(async () => (await WebhookDelivery.count({ where: { endpointId: id, status: 'delivered' } })) > 0, { what: 'delivered' }),
+		),
 	);
 
 	expect((await call(server, `/api/v1/webhook_endpoints/${byApi.id}`, { method: 'DELETE', key: key.key })).status).toBe(204);

@@ -4,6 +4,7 @@ import { WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { createUser } from '../../server/src/users/service';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import type { TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 import { call, expectProblem, NO_LIMIT, startApiServer, type World } from './api-fixtures';
 
 /**
@@ -45,16 +46,6 @@ async function enroll(): Promise<void> {
 		body: { student_id: student.id, course_id: world.courses.intro.id },
 	});
 	expect(reply.status).toBe(201);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await probe();
-		if (value) return value;
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 25));
-	}
 }
 
 describe('subscribing', () => {
@@ -102,10 +93,10 @@ describe('delivering', () => {
 		await receiver.waitFor(1);
 		await ApiKey.update({ scopes: 'read:users manage:webhooks' }, { where: { id: key.id } });
 		receiver.answer((_r, res) => res.writeHead(200).end());
-		const [owed] = await until('the retry to be refused', async () => {
+		const [owed] = await waitUntil(async () => {
 			const rows = await WebhookDelivery.findAll({ where: { endpointId: endpoint.id } });
 			return rows[0]?.status === 'failed' ? rows : undefined;
-		});
+		}, { what: 'the retry to be refused' });
 		expect(owed.lastError).toBe("the endpoint's API key cannot read enrollment.created");
 		expect(receiver.received).toHaveLength(1);
 
