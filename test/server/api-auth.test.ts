@@ -162,6 +162,6 @@ describe('order of checks: authentication, plan, scope, then validation', () => 
 
 test('an authenticated response lists the key scopes (X-OAuth-Scopes)', async () => {
 	const reply = await call(server, '/api/v1/courses', { key: world.keys.all });
-	expect(reply.headers.get('x-oauth-scopes')).toBe('read:users, read:courses, read:enrollments, write:enrollments, manage:webhooks');
+	expect(reply.headers.get('x-oauth-scopes')).toBe('read:users, read:courses, read:enrollments, write:enrollments, manage:webhooks, write:users');
 	expect(reply.headers.get('x-accepted-oauth-scopes')).toBe('read:courses');
 });

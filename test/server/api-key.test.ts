@@ -43,7 +43,7 @@ test('a key with one scope, whichever: its id, label, scopes and organization, n
 
 test('every scope, in catalogue order; another organization’s key shows that organization only', async () => {
 	const all = await whoAmI(world.keys.all);
-	expect(all.body.scopes).toEqual(['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks']);
+	expect(all.body.scopes).toEqual(['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks', 'write:users']);
 	const globex = await whoAmI(world.keys.globex);
 	expect(globex.status).toBe(200);
 	expect(globex.body.organization).toEqual({ id: world.globex.id, name: 'Globex', slug: 'globex' });

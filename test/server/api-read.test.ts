@@ -38,7 +38,11 @@ describe('GET /api/v1/users', () => {
 			name: 'Alice',
 			email: 'alice@acme.example',
 			role: 'student',
+			status: 'active',
+			external_id: null,
 			created_at: '2024-01-01T00:00:04.000Z',
+			updated_at: world.users.alice.updatedAt.toISOString(),
+			deactivated_at: null,
 		});
 	});
 

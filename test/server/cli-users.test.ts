@@ -80,3 +80,88 @@ describe('lms-server users create', () => {
 		expect(result.stderr).toMatch(/unknown option '--password'/);
 	});
 });
+
+describe('lms-server users update | deactivate | reactivate', () => {
+	let server: TestServer;
+	let key: string;
+	const cli = (args: string[]) => runCli(['users', ...args], { env: { DATABASE_URL: server.databaseUrl } });
+	const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
+		const res = await fetch(`${server.baseUrl}${path}`, {
+			method: init.method ?? 'GET',
+			headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+			body: init.body === undefined ? undefined : JSON.stringify(init.body),
+		});
+		// eslint-disable-next-line @typescript-eslint/no-explicit-any
+		return { status: res.status, body: (await res.json()) as any };
+	};
+
+	beforeAll(async () => {
+		server = await startTestServer();
+		key = (await server.createKey('acme', ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'])).key;
+	});
+	afterAll(() => server.stop());
+
+	it('creates with an external id, updates, deactivates (naming what was withdrawn) and reactivates, through the same rules and events', async () => {
+		const created = await cli(['create', '--org', 'acme', '--email', 'hr.sync@acme.test', '--name', 'Hr Sync', '--role', 'student', '--external-id', 'EMP-7', '--json']);
+		expect(created).toMatchObject({ code: 0, stderr: '' });
+		const user = JSON.parse(created.stdout);
+		expect(user).toMatchObject({ email: 'hr.sync@acme.test', external_id: 'EMP-7', status: 'active', organization: 'acme', can_sign_in: false });
+
+		const duplicate = await cli(['create', '--org', 'acme', '--email', 'other@acme.test', '--name', 'Other', '--role', 'student', '--external-id', 'EMP-7']);
+		expect(duplicate.code).not.toBe(0);
+		expect(duplicate.stderr).toMatch(/external_id "EMP-7" already exists in the organization/);
+
+		const course = (await api('/api/v1/courses?per_page=1')).body.data[0];
+		const enrollment = (await api('/api/v1/enrollments', { method: 'POST', body: { student_id: user.id, course_id: course.id } })).body;
+		expect(enrollment.status).toBe('active');
+
+		const updated = await cli(['update', user.id, '--name', 'Hr Synced', '--clear-external-id']);
+		expect(updated).toMatchObject({ code: 0, stderr: '' });
+		expect(updated.stdout).toMatch(/^Updated student hr\.sync@acme\.test \(usr_\w+\)\.\n$/);
+		expect((await api(`/api/v1/users/${user.id}`)).body).toMatchObject({ name: 'Hr Synced', external_id: null });
+
+		const deactivated = await cli(['deactivate', user.id]);
+		expect(deactivated).toMatchObject({ code: 0, stderr: '' });
+		expect(deactivated.stdout).toContain(`withdrew ${enrollment.id}`);
+		expect((await api(`/api/v1/enrollments/${enrollment.id}`)).body.status).toBe('withdrawn');
+		expect((await api(`/api/v1/users/${user.id}`)).body).toMatchObject({ status: 'deactivated', deactivated_at: expect.any(String) });
+
+		const again = JSON.parse((await cli(['deactivate', user.id, '--json'])).stdout);
+		expect(again).toMatchObject({ id: user.id, status: 'deactivated', withdrawn_enrollments: [] });
+
+		const reactivated = JSON.parse((await cli(['reactivate', user.id, '--json'])).stdout);
+		expect(reactivated).toMatchObject({ id: user.id, status: 'active', deactivated_at: null });
+		expect((await api(`/api/v1/enrollments/${enrollment.id}`)).body.status).toBe('withdrawn');
+
+		const events = (await api('/api/v1/events?type=user.*&limit=100')).body.data.filter((e: { data: { object: { id: string } } }) => e.data.object.id === user.id);
+		expect(events.map((e: { type: string }) => e.type)).toEqual(['user.created', 'user.updated', 'user.deactivated', 'user.reactivated']);
+		expect(events[1].data.previous_attributes).toEqual({ name: 'Hr Sync', external_id: 'EMP-7' });
+	});
+
+	it('refuses bad requests with one line each and changes nothing', async () => {
+		const student = JSON.parse(
+			(await cli(['create', '--org', 'acme', '--email', 'refused@acme.test', '--name', 'Refused', '--role', 'student', '--json'])).stdout,
+		);
+		for (const [args, message] of [
+			[['update', student.id], /nothing to change/],
+			[['update', student.id, '--role', 'admin'], /admin role cannot be granted here/],
+			[['update', student.id, '--email', 'nope'], /is not an e-mail address/],
+			[['update', student.id, '--external-id', 'X', '--clear-external-id'], /not both/],
+			[['update', 'usr_doesnotexist', '--name', 'X'], /No user usr_doesnotexist/],
+			[['deactivate', 'enr_wrongkind'], /No user enr_wrongkind/],
+			[['deactivate'], /missing required argument 'id'/],
+		] as Array<[string[], RegExp]>) {
+			const result = await cli(args);
+			expect([args, result.code]).not.toEqual([args, 0]);
+			expect(result.stderr.trim().split('\n')).toHaveLength(1);
+			expect(result.stderr).toMatch(message);
+		}
+		expect((await api(`/api/v1/users/${student.id}`)).body).toMatchObject({ role: 'student', email: 'refused@acme.test', status: 'active' });
+	});
+
+	it('marks required options in help', async () => {
+		const help = await cli(['create', '--help']);
+		expect(help.stdout).toMatch(/--org <slug>\s+organization slug \(required\)/);
+		expect((await cli(['--help'])).stdout).toMatch(/update[\s\S]*deactivate[\s\S]*reactivate/);
+	});
+});

@@ -163,6 +163,7 @@ describe('successful responses match the document', () => {
 			search: 'al',
 			expires_before: '2030-01-01T00:00:00Z',
 			expires_after: '2024-01-01T00:00:00Z',
+			external_id: 'EMP-1',
 		};
 		// One change, so that the feed has an event to name in after.
 		const enrolled = { student_id: world.users.erin.id, course_id: world.courses.advanced.id };
@@ -190,6 +191,23 @@ describe('successful responses match the document', () => {
 		for (const event of (await call(server, '/api/v1/events', { key: world.keys.all })).body.data) {
 			expect((await check('GET', '/api/v1/events/{id}', `/api/v1/events/${event.id}`, { key: world.keys.all })).status).toBe(200);
 		}
+	});
+
+	test('POST /api/v1/users → 201, PATCH → 200, and the user events they wrote', async () => {
+		const created = await check('POST', '/api/v1/users', '/api/v1/users', {
+			key: world.keys.all,
+			body: { name: 'Doc Umented', email: 'doc@acme.example', role: 'instructor', external_id: 'DOC-1' },
+		});
+		expect(created.status).toBe(201);
+		const id = created.body.id;
+		const patch = (body: object) => check('PATCH', '/api/v1/users/{id}', `/api/v1/users/${id}`, { key: world.keys.all, body });
+		expect((await patch({ name: 'Doc Changed', external_id: null })).status).toBe(200);
+		expect((await patch({ status: 'deactivated' })).status).toBe(200);
+		expect((await patch({ status: 'active' })).status).toBe(200);
+		await feedCaughtUp(server, world.keys.all, world.acme.id);
+		const events = await check('GET', '/api/v1/events', '/api/v1/events?type=user.*&limit=100', { key: world.keys.all });
+		expect(events.body.data.map((e: { type: string }) => e.type)).toEqual(['user.created', 'user.updated', 'user.deactivated', 'user.reactivated']);
+		for (const event of events.body.data) await check('GET', '/api/v1/events/{id}', `/api/v1/events/${event.id}`, { key: world.keys.all });
 	});
 
 	test('POST /api/v1/enrollments → 201', async () => {
@@ -310,6 +328,43 @@ describe('error responses match the document', () => {
 		expect((await patch({}, { key: world.keys.globex.slice(0, -1) })).status).toBe(401);
 	});
 
+	test('every POST /api/v1/users outcome', async () => {
+		const post = (body: unknown, headers?: Record<string, string>, key = world.keys.all) => check('POST', '/api/v1/users', '/api/v1/users', { key, body, headers });
+		expect((await post({ name: 1, extra: true })).status).toBe(400);
+		expect((await post('{oops')).status).toBe(400);
+		expect((await post({ name: 'Alice again', email: 'ALICE@acme.example' })).status).toBe(409);
+		expect((await post('x'.repeat(20_000))).status).toBe(413);
+		expect((await post('{}', { 'content-type': 'text/plain' })).status).toBe(415);
+		expect((await post({ name: 'Boss', email: 'boss@acme.example', role: 'admin' })).status).toBe(422);
+		expect((await post({}, {}, world.keys.readUsers)).status).toBe(403);
+		expect((await post({}, {}, world.keys.globex.slice(0, -1))).status).toBe(401);
+	});
+
+	test('every PATCH /api/v1/users/{id} outcome', async () => {
+		const patch = (body: unknown, opts: { id?: string; key?: string; headers?: Record<string, string> } = {}) =>
+			check('PATCH', '/api/v1/users/{id}', `/api/v1/users/${opts.id ?? world.users.bob.id}`, { key: opts.key ?? world.keys.all, body, headers: opts.headers });
+		expect((await patch({ status: 'gone', extra: true })).status).toBe(400);
+		expect((await patch('{oops')).status).toBe(400);
+		expect((await patch({ email: 'alice@acme.example' })).status).toBe(409);
+		expect((await patch({ name: 'X' }, { id: 'usr_none' })).status).toBe(404);
+		expect((await patch({ name: 'X' }, { id: world.users.admin.id })).status).toBe(403);
+		expect((await patch({ role: 'super_admin' })).status).toBe(422);
+		expect((await patch('x'.repeat(20_000))).status).toBe(413);
+		expect((await patch('{}', { headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+		expect((await patch({}, { key: world.keys.readUsers })).status).toBe(403);
+		expect((await patch({}, { key: world.keys.globex.slice(0, -1) })).status).toBe(401);
+	});
+
+	test('a deactivated student: enrolling and reactivating an enrollment are 422 user_deactivated', async () => {
+		const carol = world.users.carol;
+		expect((await call(server, `/api/v1/users/${carol.id}`, { method: 'PATCH', key: world.keys.all, body: { status: 'deactivated' } })).status).toBe(200);
+		const enroll = await check('POST', '/api/v1/enrollments', '/api/v1/enrollments', { key: world.keys.all, body: { student_id: carol.id, course_id: world.courses.advanced.id } });
+		expect(enroll.body.code).toBe('user_deactivated');
+		const expired = world.enrollments[3];
+		const reactivate = await check('PATCH', '/api/v1/enrollments/{id}', `/api/v1/enrollments/${expired.id}`, { key: world.keys.all, body: { status: 'active' } });
+		expect([reactivate.status, reactivate.body.code]).toEqual([422, 'user_deactivated']);
+	});
+
 	test('GET /events: 410 for an after that retention removed; 403 for a type the key cannot see', async () => {
 		const [first] = (await call(server, '/api/v1/events?limit=1', { key: world.keys.all })).body.data;
 		await Event.update({ createdAt: new Date(Date.now() - 40 * 86_400_000) }, { where: { id: first.id } });
@@ -352,6 +407,7 @@ describe('error responses match the document', () => {
 			await check('GET', '/api/v1/openapi.json', '/api/v1/openapi.json', {}, limited);
 			expect((await check('GET', '/api/v1/openapi.json', '/api/v1/openapi.json', {}, limited)).status).toBe(429);
 			expect((await check('GET', '/api/v1/users', '/api/v1/users', {}, limited)).status).toBe(429);
+			expect((await check('POST', '/api/v1/users', '/api/v1/users', { body: {} }, limited)).status).toBe(429);
 		} finally {
 			await limited.stop();
 		}

@@ -3,7 +3,8 @@ import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAtt
 import { newId } from '../common/ids';
 import type { Organization } from '../organizations/model';
 
-export const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks'] as const;
+/** In the order they were added: a key's stored list follows it, so new scopes go at the end. */
+export const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks', 'write:users'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** The scopes of a stored, space-separated list. */

@@ -30,7 +30,7 @@ export function registerKeys(program: Command): void {
 		.description('create a key and print it once')
 		.requiredOption('--org <slug>', 'organization slug (Enterprise plan)')
 		.option('--label <label>', 'a name for the key, 1–100 characters')
-		.option('--scopes <list>', 'comma-separated: read:users,read:courses,read:enrollments,write:enrollments,manage:webhooks')
+		.option('--scopes <list>', 'comma-separated: read:users,read:courses,read:enrollments,write:enrollments,manage:webhooks,write:users')
 		.option('--json', 'print the key as JSON')
 		.action((opts: { org: string; label?: string; scopes?: string; json?: boolean }) =>
 			withDatabase(async () => {

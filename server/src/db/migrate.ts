@@ -11,6 +11,7 @@ import * as webhooks from './migrations/0008-webhooks';
 import * as listCounts from './migrations/0009-list-counts';
 import * as listCountsPerStatement from './migrations/0010-list-counts-per-statement';
 import * as idempotencyKeys from './migrations/0012-idempotency-keys';
+import * as usersProvisioning from './migrations/0013-users-provisioning';
 import * as webhookOwners from './migrations/0015-webhook-owners-and-sealed-secrets';
 
 type Migration = RunnableMigration<QueryInterface>;
@@ -30,6 +31,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0009-list-counts', listCounts],
 	['0010-list-counts-per-statement', listCountsPerStatement],
 	['0012-idempotency-keys', idempotencyKeys],
+	['0013-users-provisioning', usersProvisioning],
 	['0015-webhook-owners-and-sealed-secrets', webhookOwners],
 ];
 

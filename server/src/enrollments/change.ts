@@ -6,6 +6,8 @@ import { RuleError } from '../common/rule-error';
 import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import type { EventType } from '../events/types';
+import { User } from '../users/model';
+import { userDeactivated } from './enroll';
 import { Enrollment, type EnrollmentStatus } from './model';
 import { serializeEnrollment } from './serialize';
 
@@ -89,20 +91,40 @@ export async function changeEnrollment(organizationId: string | undefined, id: s
 			lock: transaction.LOCK.UPDATE,
 		});
 		if (!enrollment) throw enrollmentNotFound(id);
-		const to = targetOf(enrollment.status, change);
-		const step = stepOf(enrollment, to, change.progress);
-		if (step === undefined) return enrollment;
-		await apply(enrollment, step, to, change.progress, transaction);
+		await changeLocked(enrollment, change, transaction);
 		return enrollment;
 	});
+}
+
+/**
+ * Applies one change to an enrollment already locked in `transaction`, with its events: the
+ * part of changeEnrollment that a larger change reuses (a user's deactivation withdraws each of
+ * their active enrollments this way, users/change.ts).
+ */
+export async function changeLocked(enrollment: Enrollment, change: EnrollmentChange, transaction: Transaction, now = new Date()): Promise<void> {
+	refuseContradictions(change);
+	const to = targetOf(enrollment.status, change);
+	const step = stepOf(enrollment, to, change.progress);
+	if (step === undefined) return;
+	if (step === 'reactivate') await refuseDeactivatedStudent(enrollment.studentId, transaction);
+	await apply(enrollment, step, to, change.progress, transaction, now);
+}
+
+/**
+ * A deactivated user's enrollments stay as they are (SPEC §16): none becomes active again
+ * until the user is reactivated. The user's row is read with a share lock, so a deactivation
+ * running now either committed before (and is seen) or waits for this change and withdraws it.
+ */
+async function refuseDeactivatedStudent(studentId: string, transaction: Transaction): Promise<void> {
+	const student = await User.findOne({ where: { id: studentId }, attributes: ['id', 'status'], transaction, lock: transaction.LOCK.SHARE });
+	if (student?.status === 'deactivated') throw userDeactivated();
 }
 
 function enrollmentNotFound(id: string): RuleError {
 	return new RuleError('not_found', `No enrollment ${id}.`, { what: 'enrollment' });
 }
 
-async function apply(enrollment: Enrollment, step: Step, to: EnrollmentStatus, progress: number | undefined, transaction: Transaction) {
-	const now = new Date();
+async function apply(enrollment: Enrollment, step: Step, to: EnrollmentStatus, progress: number | undefined, transaction: Transaction, now: Date) {
 	enrollment.status = to;
 	if (step === 'complete') {
 		enrollment.progressPercent = 100;

@@ -19,13 +19,14 @@ export async function enrollStudent(organizationId: string, studentId: string, c
 	// An id of the wrong shape names nothing and never reaches the database (a NUL byte, for
 	// one, is a string neither SQLite nor PostgreSQL will take).
 	const [student, course] = await Promise.all([
-		isIdOf('user', studentId) ? User.findOne({ where: { id: studentId, organizationId }, attributes: ['id', 'role'] }) : null,
+		isIdOf('user', studentId) ? User.findOne({ where: { id: studentId, organizationId }, attributes: ['id', 'role', 'status'] }) : null,
 		isIdOf('course', courseId) ? Course.findOne({ where: { id: courseId, organizationId }, attributes: ['id', 'status'] }) : null,
 	]);
 	if (!student) throw new RuleError('student_not_found', 'No user with this student_id exists in the organization.');
 	if (student.role !== 'student') {
 		throw new RuleError('not_a_student', `The user's role is ${student.role}; only students can be enrolled.`, { role: student.role });
 	}
+	if (student.status === 'deactivated') throw userDeactivated();
 	if (!course) throw new RuleError('course_not_found', 'No course with this course_id exists in the organization.');
 	if (course.status !== 'published') {
 		throw new RuleError('course_not_published', 'The course is a draft; students can be enrolled once it is published.');
@@ -36,6 +37,10 @@ export async function enrollStudent(organizationId: string, studentId: string, c
 	try {
 		// The enrollment and its event commit together (SPEC §11).
 		return await writeTransaction(Enrollment.sequelize!, async (transaction) => {
+			// Again under a share lock of the user's row: a deactivation (users/change.ts) either
+			// committed before this and is seen here, or waits for this enrollment and withdraws it.
+			const locked = await User.findOne({ where: { id: studentId }, attributes: ['id', 'status'], transaction, lock: transaction.LOCK.SHARE });
+			if (locked?.status !== 'active') throw userDeactivated();
 			const enrollment = await Enrollment.create(
 				{ organizationId, studentId, courseId, status: 'active', progressPercent: 0, enrolledAt: new Date(), completedAt: null },
 				{ transaction },
@@ -54,6 +59,10 @@ export async function enrollStudent(organizationId: string, studentId: string, c
 		if (!winner) throw err;
 		throw alreadyEnrolled(winner.id);
 	}
+}
+
+export function userDeactivated(): RuleError {
+	return new RuleError('user_deactivated', 'The user is deactivated; reactivate them (status active) before enrolling them again.');
 }
 
 function alreadyEnrolled(enrollmentId: string): RuleError {

@@ -44,6 +44,8 @@ export interface EventRow {
 	id: string;
 	type: EventType;
 	data: string;
+	/** `data.previous_attributes` as JSON text (user.updated), else null. */
+	previous_attributes: string | null;
 	/** A Date from the read path; text when read through Sequelize on SQLite (the webhook worker). */
 	created_at: Date | string;
 }
@@ -88,13 +90,13 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
 	if (after !== undefined && !EVENT_ID.test(after)) throw notOurs();
 	const bind: unknown[] = [organizationId, after ?? 'evt_', limit + 1];
 	const typeFilter = query.types ? `AND type IN (${query.types.map((t) => `$${bind.push(t)}`).join(', ')})` : '';
-	const page = `SELECT id, type, data, created_at, NULL AS cursor_organization FROM events
+	const page = `SELECT id, type, data, created_at, previous_attributes, NULL AS cursor_organization FROM events
 		WHERE organization_id = $1 AND id > $2 ${visible()} ${typeFilter}
 		ORDER BY id LIMIT $3`;
 	const sql =
 		after === undefined
 			? page
-			: `SELECT id, NULL AS type, NULL AS data, NULL AS created_at, organization_id AS cursor_organization FROM events WHERE id = $2 ${visible()}
+			: `SELECT id, NULL AS type, NULL AS data, NULL AS created_at, NULL AS previous_attributes, organization_id AS cursor_organization FROM events WHERE id = $2 ${visible()}
 				UNION ALL SELECT * FROM (${page}) AS page`;
 	const rows = await processReads().rows<EventRow & { cursor_organization: string | null }>(statement(sql, ['created_at']), bind);
 	if (after !== undefined) {
@@ -126,18 +128,20 @@ export async function feedHead(organizationId: string, types?: readonly EventTyp
 /** One served event of the organization, or undefined. */
 export async function findEvent(organizationId: string, id: string): Promise<EventRow | undefined> {
 	if (!EVENT_ID.test(id)) return undefined;
-	const sql = `SELECT id, type, data, created_at FROM events WHERE organization_id = $1 AND id = $2 ${visible()}`;
+	const sql = `SELECT id, type, data, created_at, previous_attributes FROM events WHERE organization_id = $1 AND id = $2 ${visible()}`;
 	const [row] = await processReads().rows<EventRow>(statement(sql, ['created_at']), [organizationId, id]);
 	return row;
 }
 
 /**
- * An event as the API shows it, as JSON text. `data` is stored as the JSON the serializer made
+ * An event as the API shows it, as JSON text (`data.previous_attributes` only where the event has
+ * them, user.updated). `data` is stored as the JSON the serializer made
  * when the event was written, so it is spliced in as it is rather than parsed and written again.
  */
 export function eventJson(row: EventRow): string {
 	const created = toDate(row.created_at)!.toISOString();
-	return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":"${created}","data":{"object":${row.data}}}`;
+	const previous = !row.previous_attributes ? '' : `,"previous_attributes":${row.previous_attributes}`;
+	return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":"${created}","data":{"object":${row.data}${previous}}}`;
 }
 
 /** An event as the API shows it. `data` holds the record as JSON text, written with the event. */
@@ -146,6 +150,9 @@ export function serializeEvent(row: EventRow) {
 		id: row.id,
 		type: row.type,
 		created_at: toDate(row.created_at)!.toISOString(),
-		data: { object: JSON.parse(row.data) as object },
+		data: {
+			object: JSON.parse(row.data) as object,
+			...(!row.previous_attributes ? {} : { previous_attributes: JSON.parse(row.previous_attributes) as object }),
+		},
 	};
 }

@@ -19,11 +19,11 @@ import type { EventType } from './types';
  *   commit, between this insert and this commit: id order is commit order.
  */
 const INSERT: Record<'postgres' | 'sqlite', string> = {
-	postgres: `INSERT INTO events (id, organization_id, type, data, created_at)
+	postgres: `INSERT INTO events (id, organization_id, type, data, created_at, previous_attributes)
 		VALUES ('evt_' || lpad(to_hex(pg_current_xact_id()::text::bigint), 16, '0') || lpad(to_hex(nextval('events_seq')), 12, '0'),
-			$1, $2, $3, $4) RETURNING id`,
-	sqlite: `INSERT INTO events (seq, id, organization_id, type, data, created_at)
-		SELECT next.seq, 'evt_' || printf('%016x%012x', 0, next.seq), $1, $2, $3, $4
+			$1, $2, $3, $4, $5) RETURNING id`,
+	sqlite: `INSERT INTO events (seq, id, organization_id, type, data, created_at, previous_attributes)
+		SELECT next.seq, 'evt_' || printf('%016x%012x', 0, next.seq), $1, $2, $3, $4, $5
 		FROM (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) + 1 AS seq) AS next`,
 };
 
@@ -42,13 +42,19 @@ export interface EventInput {
 	object: object;
 	/** When the change happened; defaults to now. */
 	at?: Date;
+	/** `user.updated`: the changed fields' old values, shown as `data.previous_attributes`. */
+	previousAttributes?: object;
 }
 
-export async function recordEvent(transaction: Transaction, { organizationId, type, object, at = new Date() }: EventInput): Promise<void> {
+export async function recordEvent(
+	transaction: Transaction,
+	{ organizationId, type, object, at = new Date(), previousAttributes }: EventInput,
+): Promise<void> {
 	// Sequelize's typings omit the transaction's own instance.
 	const { sequelize } = transaction as Transaction & { sequelize: Sequelize };
 	const dialect = sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
-	const bind = [organizationId, type, JSON.stringify(object), storedDate(sequelize, at)];
+	const previous = previousAttributes === undefined ? null : JSON.stringify(previousAttributes);
+	const bind = [organizationId, type, JSON.stringify(object), storedDate(sequelize, at), previous];
 	let id: string;
 	if (dialect === 'postgres') {
 		[{ id }] = await sequelize.query<{ id: string }>(INSERT.postgres, { bind, type: QueryTypes.SELECT, transaction });

@@ -3,6 +3,9 @@ import type { Scope } from '../api-keys/model';
 /** SPEC §11: every kind of event, and the scope a key needs to see it. */
 export const EVENT_TYPES = [
 	'user.created',
+	'user.updated',
+	'user.deactivated',
+	'user.reactivated',
 	'enrollment.created',
 	'enrollment.progressed',
 	'enrollment.completed',

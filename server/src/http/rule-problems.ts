@@ -19,6 +19,19 @@ const withMessage =
 
 const text = (err: RuleError, name: string): string => String(err.details[name]);
 
+/** 409 naming the user who holds the e-mail or external id (`user_id`), when they are the caller's to see. */
+function taken(err: RuleError, code: string, title: string, param: string): Problem {
+	const userId = err.details.userId;
+	return new Problem({
+		status: 409,
+		code,
+		title,
+		detail: userId === undefined ? err.message : `${err.message.replace(/ \(usr_[^)]*\)\.$/, '.')} See /api/v1/users/${userId}.`,
+		errors: [{ param, code: 'taken', message: `Another user has this ${param === 'email' ? 'e-mail' : 'external_id'}.` }],
+		...(userId === undefined ? {} : { extra: { user_id: userId } }),
+	});
+}
+
 const RULE_PROBLEMS: Record<string, ToProblem> = {
 	// Authentication (api-keys/service.ts: authenticate).
 	invalid_api_key: () => problems.invalidApiKey(),
@@ -68,6 +81,24 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 			extra: { enrollment_id: enrollmentId },
 		});
 	},
+
+	// Enrolling or reactivating an enrollment of a deactivated user (SPEC §16).
+	user_deactivated: withMessage(422, 'User deactivated', () => ({
+		errors: [{ param: 'student_id', code: 'user_deactivated', message: 'The user is deactivated.' }],
+	})),
+
+	// Creating and changing users (users/service.ts, users/change.ts; SPEC §16).
+	role_not_allowed: withMessage(422, 'Role not allowed', (err) => ({
+		errors: [{ param: 'role', code: 'role_not_allowed', message: `The ${text(err, 'role')} role cannot be given through the API.` }],
+	})),
+	protected_user: withMessage(403, 'Protected user'),
+	email_taken: (err) => taken(err, 'email_taken', 'E-mail taken', 'email'),
+	external_id_taken: (err) => taken(err, 'external_id_taken', 'External id taken', 'external_id'),
+	// Bodies are checked by their schemas first (users/fields.ts); these answer what gets past them.
+	invalid_email: (err) => problems.invalidRequest([{ param: 'email', code: 'invalid_format', message: err.message }]),
+	invalid_name: (err) => problems.invalidRequest([{ param: 'name', code: 'invalid_format', message: err.message }]),
+	invalid_external_id: (err) => problems.invalidRequest([{ param: 'external_id', code: 'invalid_format', message: err.message }]),
+	invalid_role: (err) => problems.invalidRequest([{ param: 'role', code: 'invalid_value', message: err.message }]),
 
 	// Changing an enrollment (enrollments/change.ts).
 	invalid_change: (err) => problems.invalidRequest([{ param: text(err, 'field'), code: 'invalid_value', message: err.message }]),

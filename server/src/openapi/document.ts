@@ -4,7 +4,8 @@ import { ENROLLMENT_STATUSES } from '../enrollments/model';
 import { DEFAULT_EVENT_LIMIT, MAX_EVENT_LIMIT } from '../events/list';
 import { EVENT_TYPES, TYPE_PREFIXES } from '../events/types';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../http/list';
-import { ROLES } from '../users/model';
+import { EXTERNAL_ID_MAX_LENGTH } from '../users/external-id';
+import { ROLES, USER_STATUSES } from '../users/model';
 import * as schemas from './schemas';
 import * as webhooks from './webhooks';
 import { batchBody, batchDescription, batchResult, withIdempotency } from './writes';
@@ -102,6 +103,12 @@ const filterParams = {
 		{ type: 'string', format: 'date-time' },
 	),
 	status: queryParam('status', 'Only enrollments in this status.', { type: 'string', enum: [...ENROLLMENT_STATUSES] }),
+	userStatus: queryParam('status', 'Only users in this status.', { type: 'string', enum: [...USER_STATUSES] }),
+	external_id: queryParam(
+		'external_id',
+		'Exact external id (case and spaces count): the user your HR system or identity provider knows by it, if any. One index read on any size of organization.',
+		{ type: 'string', minLength: 1, maxLength: EXTERNAL_ID_MAX_LENGTH },
+	),
 };
 
 function security(scope: Scope) {
@@ -216,6 +223,7 @@ const createEnrollment = {
 		'422': problem('The student or the course cannot take this enrollment.', 422, [
 			'student_not_found',
 			'not_a_student',
+			'user_deactivated',
 			'course_not_found',
 			'course_not_published',
 		]),
@@ -247,7 +255,7 @@ const updateEnrollment = {
 	summary: 'Progress, complete, withdraw or reactivate an enrollment',
 	description:
 		'Transitions: active → active (progress 0–99), active → completed (`status: completed` or progress 100; issues the certificate), ' +
-		'active → withdrawn, withdrawn or expired → active. A completed enrollment is final. A request that changes nothing answers 200 ' +
+		'active → withdrawn, withdrawn or expired → active (not while the student is deactivated). A completed enrollment is final. A request that changes nothing answers 200 ' +
 		'and emits no event, so it is safe to retry. Concurrent completions issue one certificate. Needs `write:enrollments`.',
 	tags: ['Enrollment'],
 	...security('write:enrollments'),
@@ -273,9 +281,82 @@ const updateEnrollment = {
 		'400': problem('Malformed JSON, or a missing, mistyped, out-of-range or unknown field (one `errors` entry each).', 400, ['invalid_request', 'malformed_json']),
 		'404': { $ref: '#/components/responses/NotFound' },
 		'409': problem('The enrollment cannot make this transition; `from` and `to` name the statuses.', 409, ['invalid_transition']),
+		'422': problem('The student is deactivated: their enrollments cannot become active again until they are reactivated.', 422, ['user_deactivated']),
 		'413': problem('The body is over 16 KiB.', 413, ['payload_too_large']),
 		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
 		...commonErrors,
+	},
+};
+
+const userBodyProperties = {
+	name: { type: 'string', minLength: 1, maxLength: 200, description: 'Plain text (no control characters); spaces around it are trimmed.' },
+	email: { type: 'string', format: 'email', maxLength: 254, description: 'Unique in the organization, compared without regard to case.' },
+	role: { type: 'string', enum: [...ROLES], description: '`student` or `instructor`: `admin` and `super_admin` are never granted through the API (422 `role_not_allowed`).' },
+	external_id: {
+		type: ['string', 'null'],
+		minLength: 1,
+		maxLength: EXTERNAL_ID_MAX_LENGTH,
+		description: 'The HR system’s or identity provider’s id for the person: 1–255 printable characters, unique in the organization; null for none.',
+	},
+};
+
+const userBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
+
+const createUser = {
+	operationId: 'createUser',
+	summary: 'Create a user',
+	description:
+		'Creates an active student (or instructor). An e-mail or external id another user of the organization has answers 409 with that ' +
+		'user’s `user_id`; concurrent identical requests create exactly one user. Emits `user.created`. Needs `write:users`.',
+	tags: ['User'],
+	...security('write:users'),
+	requestBody: userBody({ type: 'object', additionalProperties: false, required: ['name', 'email'], properties: userBodyProperties }),
+	responses: {
+		'201': ok('The new user.', ref('User'), {
+			Location: { description: '/api/v1/users/{id}', required: true, schema: { type: 'string' } },
+		}),
+		'400': problem('Malformed JSON, or a missing, empty, mistyped, malformed or unknown field (one `errors` entry each).', 400, ['invalid_request', 'malformed_json']),
+		'409': problem('The e-mail or external id is taken in the organization; `user_id` names who has it.', 409, ['email_taken', 'external_id_taken']),
+		'413': problem('The body is over 16 KiB.', 413, ['payload_too_large']),
+		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
+		'422': problem('The role cannot be granted through the API.', 422, ['role_not_allowed']),
+		...commonErrors,
+	},
+};
+
+const updateUser = {
+	operationId: 'updateUser',
+	summary: 'Update, deactivate or reactivate a user',
+	description:
+		'Changes any of name, email, role, external_id (`null` clears it) and status. A change of fields emits `user.updated` with ' +
+		'`data.previous_attributes` (the old values of what changed). `status: deactivated` is one-step offboarding, in one transaction: every ' +
+		'active enrollment is withdrawn (each emits `enrollment.withdrawn`), the user can no longer sign in and their sessions end, new ' +
+		'enrollments answer 422 `user_deactivated`; certificates stay. Emits `user.deactivated`. `status: active` reactivates (`user.reactivated`) ' +
+		'and leaves withdrawn enrollments as they are. A request that changes nothing answers 200 and emits nothing. Admins and super admins ' +
+		'cannot be changed through the API (403 `protected_user`). Needs `write:users`.',
+	tags: ['User'],
+	...security('write:users'),
+	parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: ID_PATTERNS.user.source } }],
+	requestBody: userBody({
+		type: 'object',
+		additionalProperties: false,
+		properties: { ...userBodyProperties, status: { type: 'string', enum: [...USER_STATUSES] } },
+	}),
+	responses: {
+		'200': ok('The user after the change (or unchanged).', ref('User')),
+		'400': problem('Malformed JSON, or an empty, mistyped, malformed or unknown field (one `errors` entry each).', 400, ['invalid_request', 'malformed_json']),
+		'403': problem(
+			'The organization is not on Enterprise, the key lacks the scope, or the user is an admin or super admin.',
+			403,
+			['plan_required', 'insufficient_scope', 'protected_user'],
+			responses.Forbidden.headers,
+		),
+		'404': { $ref: '#/components/responses/NotFound' },
+		'409': problem('The e-mail or external id is taken in the organization; `user_id` names who has it.', 409, ['email_taken', 'external_id_taken']),
+		'413': problem('The body is over 16 KiB.', 413, ['payload_too_large']),
+		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
+		'422': problem('The role cannot be granted through the API.', 422, ['role_not_allowed']),
+		...Object.fromEntries(Object.entries(commonErrors).filter(([status]) => status !== '403')),
 	},
 };
 
@@ -364,13 +445,19 @@ export function openApiDocument() {
 			title: 'LMS REST API',
 			version: '1.0.0',
 			description:
-				'Read users, courses, enrollments and certificates of one organization, create and change enrollments, read the event feed, and subscribe webhook endpoints. Enterprise plan only. ' +
+				'Read users, courses, enrollments and certificates of one organization, create, change and deactivate users, create and change enrollments, read the event feed, and subscribe webhook endpoints. Enterprise plan only. ' +
 				'Every POST and PATCH takes an `Idempotency-Key` header, so that a retry after a lost answer never acts twice; batch endpoints take up to 100 items in one request. ' +
 				`Every request is limited per client IP (shared with the whole platform). Scopes: ${SCOPES.join(', ')}.`,
 		},
 		paths: withIdempotency({
-			'/api/v1/users': listOperation('listUsers', 'List users', 'User', 'read:users', ['email', 'role', 'search']),
-			'/api/v1/users/{id}': getOperation('getUser', 'Retrieve a user', 'User', 'read:users', ID_PATTERNS.user),
+			'/api/v1/users': {
+				...listOperation('listUsers', 'List users', 'User', 'read:users', ['email', 'role', 'userStatus', 'external_id', 'search']),
+				post: createUser,
+			},
+			'/api/v1/users/{id}': {
+				...getOperation('getUser', 'Retrieve a user', 'User', 'read:users', ID_PATTERNS.user),
+				patch: updateUser,
+			},
 			'/api/v1/courses': listOperation('listCourses', 'List published courses', 'Course', 'read:courses', ['search']),
 			'/api/v1/courses/{id}': getOperation('getCourse', 'Retrieve a published course', 'Course', 'read:courses', ID_PATTERNS.course),
 			'/api/v1/enrollments': {
@@ -446,7 +533,7 @@ export function openApiDocument() {
 			responses,
 		},
 		tags: [
-			{ name: 'User' },
+			{ name: 'User', description: 'People of the organization; created, changed, deactivated and reactivated with write:users (SPEC §16).' },
 			{ name: 'Course' },
 			{ name: 'Enrollment', description: 'Enrollments and their creation.' },
 			{ name: 'Certificate', description: 'Covered by the read:enrollments scope.' },

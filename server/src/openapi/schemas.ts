@@ -1,5 +1,6 @@
 import { SCOPES } from '../api-keys/model';
-import { ROLES } from '../users/model';
+import { EXTERNAL_ID_MAX_LENGTH } from '../users/external-id';
+import { ROLES, USER_STATUSES } from '../users/model';
 import { ENROLLMENT_STATUSES } from '../enrollments/model';
 import { ID_PATTERNS } from '../common/id-shapes';
 import { PROBLEM_TYPE_BASE } from '../common/problem';
@@ -30,7 +31,16 @@ export const User = record(
 		name: { type: 'string' },
 		email: { type: 'string', format: 'email' },
 		role: { type: 'string', enum: [...ROLES] },
+		status: { type: 'string', enum: [...USER_STATUSES], description: 'A deactivated user cannot sign in or be enrolled; their records stay.' },
+		external_id: {
+			type: ['string', 'null'],
+			minLength: 1,
+			maxLength: EXTERNAL_ID_MAX_LENGTH,
+			description: 'The HR system’s or identity provider’s id for the person, unique within the organization; null if none.',
+		},
 		created_at: timestamp,
+		updated_at: timestamp,
+		deactivated_at: { ...nullableTimestamp, description: 'When the user was deactivated; null while active.' },
 	},
 	'A person in the organization.',
 );
@@ -107,6 +117,7 @@ export const Problem = {
 		request_id: { type: 'string' },
 		errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
 		enrollment_id: { ...enrollmentId, description: 'On `already_enrolled`: the existing enrollment.' },
+		user_id: { ...userId, description: 'On `email_taken` and `external_id_taken`: the user who has it.' },
 		required_scope: { type: 'string', description: 'On `insufficient_scope`: the scope the operation needs.' },
 		from: { type: 'string', enum: [...ENROLLMENT_STATUSES], description: 'On `invalid_transition`: the status the enrollment has.' },
 		to: { type: 'string', enum: [...ENROLLMENT_STATUSES], description: 'On `invalid_transition`: the status the request leads to.' },
@@ -123,15 +134,30 @@ export const Event = record(
 		},
 		type: { type: 'string', enum: [...EVENT_TYPES] },
 		created_at: timestamp,
-		data: record(
-			{
+		data: {
+			type: 'object',
+			description: 'What the event is about.',
+			additionalProperties: false,
+			required: ['object'],
+			properties: {
 				object: {
 					description: 'The record as the API returned it right after the change: a User (user.*), an Enrollment (enrollment.*) or a Certificate (certificate.*).',
 					oneOf: [{ $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/Enrollment' }, { $ref: '#/components/schemas/Certificate' }],
 				},
+				previous_attributes: {
+					type: 'object',
+					description: 'user.updated only: the old values of the fields that changed (name, email, role, external_id).',
+					additionalProperties: false,
+					minProperties: 1,
+					properties: {
+						name: { type: 'string' },
+						email: { type: 'string' },
+						role: { type: 'string', enum: [...ROLES] },
+						external_id: { type: ['string', 'null'] },
+					},
+				},
 			},
-			'What the event is about.',
-		),
+		},
 	},
 	'Something that happened in the organization.',
 );

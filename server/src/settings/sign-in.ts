@@ -1,4 +1,5 @@
 import { Router, type Request } from 'express';
+import { Op } from 'sequelize';
 
 import { beginSignIn, couldBeAccount, finishSignIn, printable, SignInThrottled } from '../sign-in/throttle';
 import { User } from '../users/model';
@@ -47,12 +48,17 @@ export function signInRoutes(views: Views): Router {
 			res.setHeader('Retry-After', String(err.retryAfterSeconds));
 			return views.render(req, res, 'login.njk', { next, email: shownEmail, error: err.message }, 429);
 		}
-		const user = couldBeAccount(email) ? await User.findOne({ where: { emailLower: email.toLowerCase() } }) : null;
+		// Only accounts with a password can sign in, and among them an e-mail is unique across
+		// organizations (migration 0013); other users may share it in other organizations.
+		const user = couldBeAccount(email)
+			? await User.findOne({ where: { emailLower: email.toLowerCase(), passwordHash: { [Op.ne]: null } } })
+			: null;
 		// verifyPassword spends the same time when there is no user or no password hash, so the
 		// answer's timing does not tell which emails have accounts either.
 		// No password holds a NUL byte; and scrypt's HMAC pads its key with zeros, so "pw\0" would
 		// otherwise pass for "pw".
-		const valid = (await verifyPassword(password, user?.passwordHash ?? null)) && !password.includes('\0');
+		// A deactivated user (SPEC §16) is refused in the same words, after the same work.
+		const valid = (await verifyPassword(password, user?.passwordHash ?? null)) && !password.includes('\0') && user?.status === 'active';
 		if (!user || !valid) {
 			await finishSignIn(attempt, 'failed', user);
 			return views.render(req, res, 'login.njk', { next, email: shownEmail, error: SIGN_IN_FAILED }, 401);

@@ -25,15 +25,16 @@ declare global {
 }
 
 /**
- * Role and plan are read from the database on each request, not copied into the session, so
- * a demotion or a downgrade takes effect on the very next page.
+ * Role, status and plan are read from the database on each request, not copied into the
+ * session, so a demotion, a deactivation or a downgrade takes effect on the very next page.
  */
 export const loadViewer: RequestHandler = async (req, res, next) => {
 	const userId = req.session.userId;
 	if (userId) {
 		const user = await User.findByPk(userId);
 		const organization = user ? await Organization.findByPk(user.organizationId) : null;
-		if (user && organization) {
+		// A deactivated user's session ends at their next request, whatever deleted it or not.
+		if (user && organization && user.status === 'active') {
 			res.locals.viewer = {
 				user,
 				organization,

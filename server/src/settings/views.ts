@@ -46,6 +46,7 @@ export function createViews() {
 		'read:enrollments': 'List and retrieve enrollments and certificates',
 		'write:enrollments': 'Enroll students in courses',
 		'manage:webhooks': 'Create and delete webhook endpoints (n8n subscribes itself)',
+		'write:users': 'Create, update, deactivate and reactivate students and instructors (HR and identity-provider sync)',
 	});
 
 	return {

@@ -4,12 +4,13 @@ import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { searchParam } from '../search/param';
 import { EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress } from './email';
-import { ROLES } from './model';
+import { EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_RULE, isExternalId } from './external-id';
+import { ROLES, USER_STATUSES } from './model';
 import { USERS, userConditions, type UserRow } from './queries';
 import { serializeUser } from './serialize';
 
-/** GET /api/v1/users, filtered by `email`, `role` and `search` (users/queries.ts). */
-export const listUsers = listEndpoint<UserRow, { email: string; role: string; search: string }>({
+/** GET /api/v1/users, filtered by `email`, `role`, `status`, `external_id` and `search` (users/queries.ts). */
+export const listUsers = listEndpoint<UserRow, { email: string; role: string; status: string; external_id: string; search: string }>({
 	table: USERS,
 	filters: {
 		email: Joi.string()
@@ -17,11 +18,19 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; se
 			.custom((value: string, helpers) => (isEmailAddress(value) ? value : helpers.error('string.email')))
 			.messages({ 'string.email': `{{#label}} must be ${EMAIL_RULE}`, 'string.max': `{{#label}} must be ${EMAIL_RULE}` }),
 		role: Joi.string().valid(...ROLES),
+		status: Joi.string().valid(...USER_STATUSES),
+		external_id: Joi.string()
+			.max(EXTERNAL_ID_MAX_LENGTH)
+			.custom((value: string, helpers) => (isExternalId(value) ? value : helpers.error('string.externalId')))
+			.messages({ 'string.externalId': `{{#label}} must be ${EXTERNAL_ID_RULE}`, 'string.max': `{{#label}} must be ${EXTERNAL_ID_RULE}` }),
 		search: searchParam(),
 	},
 	scopesItself: ({ search }) => search !== undefined,
 	where: (where, filters, organizationId) => userConditions(where, organizationId, filters),
 	serialize: serializeUser,
-	counter: ({ email, search, role }) =>
-		email === undefined && search === undefined ? { list: 'users', filter: counterFilter([['role', role]]) } : undefined,
+	// Status and external id are counted through their indexes (the counters know roles only).
+	counter: ({ email, search, role, status, external_id }) =>
+		email === undefined && search === undefined && status === undefined && external_id === undefined
+			? { list: 'users', filter: counterFilter([['role', role]]) }
+			: undefined,
 });

@@ -2,11 +2,15 @@ import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAtt
 
 import { newId } from '../common/ids';
 import type { Organization } from '../organizations/model';
-import { indexRecords, normalize, wordSuffixes } from '../search/words';
+import { indexRecords, normalize, unindexRecord, wordSuffixes } from '../search/words';
 import { EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress } from './email';
 
 export const ROLES = ['student', 'instructor', 'admin', 'super_admin'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** SPEC §16: a deactivated user cannot sign in or be enrolled; the record and its history stay. */
+export const USER_STATUSES = ['active', 'deactivated'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
 
 export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {
 	declare id: CreationOptional<string>;
@@ -18,6 +22,10 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 	declare role: Role;
 	/** scrypt hash for accounts that sign in to the settings pages; null for API-only records. */
 	declare passwordHash: string | null;
+	declare status: CreationOptional<UserStatus>;
+	/** The HR system's or identity provider's id for the person; unique within the organization. */
+	declare externalId: CreationOptional<string | null>;
+	declare deactivatedAt: CreationOptional<Date | null>;
 	declare createdAt: CreationOptional<Date>;
 	declare updatedAt: CreationOptional<Date>;
 
@@ -30,6 +38,12 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 				email: {
 					type: DataTypes.STRING(EMAIL_MAX_LENGTH),
 					allowNull: false,
+					// The lower-cased twin moves with the e-mail, so an update saves both (a hook
+					// running at validation would change it too late for save() to write it).
+					set(this: User, value: unknown) {
+						this.setDataValue('email', value as string);
+						if (typeof value === 'string') this.setDataValue('emailLower', value.toLowerCase());
+					},
 					validate: {
 						isEmailAddress(value: unknown) {
 							if (typeof value !== 'string' || !isEmailAddress(value)) throw new Error(`email must be ${EMAIL_RULE}`);
@@ -39,6 +53,9 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 				emailLower: { type: DataTypes.STRING(254), allowNull: false },
 				role: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [ROLES] } },
 				passwordHash: { type: DataTypes.STRING(200), allowNull: true, defaultValue: null },
+				status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'active', validate: { isIn: [USER_STATUSES] } },
+				externalId: { type: DataTypes.STRING(255), allowNull: true, defaultValue: null },
+				deactivatedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				createdAt: DataTypes.DATE,
 				updatedAt: DataTypes.DATE,
 			},
@@ -52,16 +69,26 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 					// The search index is written in the creating transaction, whoever creates the user.
 					afterCreate: (user, options) => indexUsers([user], options.transaction),
 					afterBulkCreate: (users, options) => indexUsers(users, options.transaction),
+					// A new name or e-mail replaces the old texts, in the changing transaction.
+					afterUpdate: async (user, options) => {
+						if (!user.changed('name') && !user.changed('email')) return;
+						const old = { name: user.previous('name') ?? user.name, email: user.previous('email') ?? user.email };
+						await unindexRecord(User.sequelize!, 'user', { ...user.get(), texts: textsOf(old) }, options.transaction);
+						await indexUsers([user], options.transaction);
+					},
 				},
 			},
 		);
 	}
 }
 
+/** What a user search may start with: the e-mail, and the name from each word on. */
+const textsOf = (user: { name: string; email: string }) => [normalize(user.email), ...wordSuffixes(user.name)];
+
 const indexUsers = (users: readonly User[], transaction: Transaction | null | undefined) =>
 	indexRecords(
 		User.sequelize!,
 		'user',
-		users.map((u) => ({ id: u.id, organizationId: u.organizationId, texts: [normalize(u.email), ...wordSuffixes(u.name)] })),
+		users.map((u) => ({ id: u.id, organizationId: u.organizationId, texts: textsOf(u) })),
 		transaction,
 	);

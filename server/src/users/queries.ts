@@ -4,26 +4,41 @@ import { searchCondition } from '../search/words';
 import type { User } from './model';
 
 /** A user as the API reads one: what serializeUser shows. */
-export type UserRow = Pick<User, 'id' | 'name' | 'email' | 'role' | 'createdAt'>;
+export type UserRow = Pick<User, 'id' | 'name' | 'email' | 'role' | 'status' | 'externalId' | 'createdAt' | 'updatedAt' | 'deactivatedAt'>;
 
 export const USERS: Table<UserRow> = {
 	name: 'users',
-	columns: { id: 'id', name: 'name', email: 'email', role: 'role', createdAt: 'created_at' },
-	dates: ['createdAt'],
+	columns: {
+		id: 'id',
+		name: 'name',
+		email: 'email',
+		role: 'role',
+		status: 'status',
+		externalId: 'external_id',
+		createdAt: 'created_at',
+		updatedAt: 'updated_at',
+		deactivatedAt: 'deactivated_at',
+	},
+	dates: ['createdAt', 'updatedAt', 'deactivatedAt'],
 };
 
 export interface UserFilters {
 	email?: string;
 	role?: string;
 	search?: string;
+	status?: string;
+	external_id?: string;
 }
 
 /**
  * `email` matches exactly but ignoring case (through email_lower), `role` is one of the four,
- * `search` keeps users whose e-mail or a word of whose name starts with it (search/words.ts).
+ * `status` and `external_id` match exactly, `search` keeps users whose e-mail or a word of whose name starts with it (search/words.ts).
  */
-export function userConditions(where: Where, organizationId: string, { email, role, search }: UserFilters): void {
+export function userConditions(where: Where, organizationId: string, { email, role, search, status, external_id }: UserFilters): void {
 	if (search !== undefined) searchCondition(where, 'user', organizationId, search);
 	where.equals('email_lower', email?.toLowerCase());
 	where.equals('role', role);
+	where.equals('status', status);
+	// Exact and case-sensitive: an identity provider's id is opaque (users_org_external_id_unique).
+	where.equals('external_id', external_id);
 }

@@ -8,6 +8,10 @@ export function serializeUser(user: UserRow) {
 		name: user.name,
 		email: user.email,
 		role: user.role,
+		status: user.status,
+		external_id: user.externalId,
 		created_at: iso(user.createdAt),
+		updated_at: iso(user.updatedAt),
+		deactivated_at: iso(user.deactivatedAt),
 	};
 }

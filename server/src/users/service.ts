@@ -1,4 +1,4 @@
-import { UniqueConstraintError } from 'sequelize';
+import { Op, UniqueConstraintError } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
 import { hasControlCharacters } from '../common/text';
@@ -6,6 +6,7 @@ import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import type { Organization } from '../organizations/model';
 import { EMAIL_RULE, isEmailAddress } from './email';
+import { EXTERNAL_ID_RULE, isExternalId } from './external-id';
 import { ROLES, User, type Role } from './model';
 import { hashPassword } from './password';
 import { serializeUser } from './serialize';
@@ -24,25 +25,102 @@ export function needsPassword(role: Role): boolean {
 	return SIGN_IN_ROLES.includes(role);
 }
 
+/**
+ * The roles a key may grant (SPEC §16): admins and super admins manage keys, so a key can never
+ * make one, and nobody who is one can be changed through a key.
+ */
+export const GRANTABLE_ROLES: readonly Role[] = ['student', 'instructor'];
+
+/** Who is asking: an API key (SPEC §16's role rules), or the operator at the console (CLI, demo). */
+export type Door = 'api' | 'operator';
+
+export function roleNotAllowed(role: Role): RuleError {
+	return new RuleError(
+		'role_not_allowed',
+		`The ${role} role cannot be granted here: choose ${GRANTABLE_ROLES.join(' or ')}. Admins and super admins are made by the operator (lms-server users create).`,
+		{ role },
+	);
+}
+
+export function checkEmail(value: unknown): string {
+	const email = typeof value === 'string' ? value.trim() : '';
+	if (!isEmailAddress(email)) {
+		throw new RuleError('invalid_email', `${JSON.stringify(email)} is not ${EMAIL_RULE}.`, { field: 'email' });
+	}
+	return email;
+}
+
+export function checkName(value: unknown): string {
+	const name = typeof value === 'string' ? value.trim() : '';
+	if (name.length < 1 || name.length > 200) {
+		throw new RuleError('invalid_name', 'Give the user a name of 1 to 200 characters.', { field: 'name' });
+	}
+	if (hasControlCharacters(name)) {
+		throw new RuleError('invalid_name', 'The name contains control characters (such as escape, tab or newline); give it as plain text.', {
+			field: 'name',
+		});
+	}
+	return name;
+}
+
+/** An external id as given, or null (none / cleared). */
+export function checkExternalId(value: unknown): string | null {
+	if (value === null || value === undefined) return null;
+	if (typeof value !== 'string' || !isExternalId(value)) {
+		throw new RuleError('invalid_external_id', `external_id must be ${EXTERNAL_ID_RULE}.`, { field: 'external_id' });
+	}
+	return value;
+}
+
+/**
+ * Who already holds an e-mail or external id in the organization, as the refusal that names
+ * them; undefined when neither is taken there. Both are unique per organization in the database
+ * (migration 0013), so of concurrent identical creates one insert wins and the others land here
+ * and name the winner.
+ */
+export async function takenBy(organizationId: string, email: string, externalId: string | null, exceptId?: string): Promise<RuleError | undefined> {
+	const others = exceptId === undefined ? {} : { id: { [Op.ne]: exceptId } };
+	const byEmail = await User.findOne({ where: { organizationId, emailLower: email.toLowerCase(), ...others }, attributes: ['id'] });
+	if (byEmail) {
+		return new RuleError('email_taken', `A user with e-mail ${email} already exists in the organization (${byEmail.id}).`, { userId: byEmail.id });
+	}
+	if (externalId === null) return undefined;
+	const byExternalId = await User.findOne({ where: { organizationId, externalId, ...others }, attributes: ['id'] });
+	if (byExternalId) {
+		return new RuleError('external_id_taken', `A user with external_id ${JSON.stringify(externalId)} already exists in the organization (${byExternalId.id}).`, {
+			userId: byExternalId.id,
+		});
+	}
+	return undefined;
+}
+
+/**
+ * The refusal for a unique violation on users: the e-mail or external id taken in the
+ * organization, naming who holds it; else an e-mail that is another organization's sign-in
+ * account (sign-in names are unique across organizations), named without its holder.
+ */
+export async function uniqueViolation(organizationId: string, email: string, externalId: string | null, exceptId?: string): Promise<RuleError> {
+	return (
+		(await takenBy(organizationId, email, externalId, exceptId)) ??
+		new RuleError('email_taken', `The e-mail ${email} is already another account's sign-in name.`)
+	);
+}
+
 export async function createUser(input: {
-	organization: Organization;
+	organization: Pick<Organization, 'id'>;
 	email: unknown;
 	name: unknown;
 	role: unknown;
+	externalId?: unknown;
 	password?: string;
+	/** `api` refuses admin and super_admin (role_not_allowed); defaults to the operator. */
+	door?: Door;
 }): Promise<User> {
-	const email = typeof input.email === 'string' ? input.email.trim() : '';
-	if (!isEmailAddress(email)) {
-		throw new RuleError('invalid_email', `${JSON.stringify(email)} is not ${EMAIL_RULE}.`);
-	}
-	const name = typeof input.name === 'string' ? input.name.trim() : '';
-	if (name.length < 1 || name.length > 200) {
-		throw new RuleError('invalid_name', 'Give the user a name of 1 to 200 characters.');
-	}
-	if (hasControlCharacters(name)) {
-		throw new RuleError('invalid_name', 'The name contains control characters (such as escape, tab or newline); give it as plain text.');
-	}
+	const email = checkEmail(input.email);
+	const name = checkName(input.name);
 	const role = normaliseRole(input.role);
+	if (input.door === 'api' && !GRANTABLE_ROLES.includes(role)) throw roleNotAllowed(role);
+	const externalId = checkExternalId(input.externalId);
 	const password = input.password ?? '';
 	if (password === '' && needsPassword(role)) {
 		throw new RuleError('password_required', `The ${role} role signs in to the settings pages and needs a password.`);
@@ -55,7 +133,7 @@ export async function createUser(input: {
 	try {
 		// The user and its user.created event commit together (SPEC §11).
 		return await writeTransaction(User.sequelize!, async (transaction) => {
-			const user = await User.create({ organizationId: input.organization.id, email, name, role, passwordHash }, { transaction });
+			const user = await User.create({ organizationId: input.organization.id, email, name, role, externalId, passwordHash }, { transaction });
 			await recordEvent(transaction, {
 				organizationId: user.organizationId,
 				type: 'user.created',
@@ -65,10 +143,7 @@ export async function createUser(input: {
 			return user;
 		});
 	} catch (err) {
-		// E-mail is the sign-in identity, so it is unique across all organizations.
-		if (err instanceof UniqueConstraintError) {
-			throw new RuleError('email_taken', `A user with e-mail ${email} already exists.`);
-		}
+		if (err instanceof UniqueConstraintError) throw await uniqueViolation(input.organization.id, email, externalId);
 		throw err;
 	}
 }

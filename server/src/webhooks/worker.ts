@@ -163,7 +163,7 @@ export class DeliveryWorker {
 		}
 		// The event committed with this delivery, so it is read directly, not through the feed's
 		// hold-back (which may still hide it behind someone else's open transaction).
-		const [event] = await this.sequelize.query<EventRow>('SELECT id, type, data, created_at FROM events WHERE id = $1', {
+		const [event] = await this.sequelize.query<EventRow>('SELECT id, type, data, created_at, previous_attributes FROM events WHERE id = $1', {
 			bind: [row.event_id],
 			type: QueryTypes.SELECT,
 		});
