@@ -133,8 +133,14 @@ describe('lms-server users update | deactivate | reactivate', () => {
 		expect(reactivated).toMatchObject({ id: user.id, status: 'active', deactivated_at: null });
 		expect((await api(`/api/v1/enrollments/${enrollment.id}`)).body.status).toBe('withdrawn');
 
-		const events = (await api('/api/v1/events?type=user.*&limit=100')).body.data.filter((e: { data: { object: { id: string } } }) => e.data.object.id === user.id);
-		expect(events.map((e: { type: string }) => e.type)).toEqual(['user.created', 'user.updated', 'user.deactivated', 'user.reactivated']);
+		// On PostgreSQL the feed serves an event once no older transaction is open anywhere: wait for all four.
+		const deadline = Date.now() + 10_000;
+		let events: Array<{ type: string; data: { object: { id: string }; previous_attributes?: object } }> = [];
+		while (events.length < 4 && Date.now() < deadline) {
+			events = (await api('/api/v1/events?type=user.*&limit=100')).body.data.filter((e: { data: { object: { id: string } } }) => e.data.object.id === user.id);
+			if (events.length < 4) await new Promise((resolve) => setTimeout(resolve, 50));
+		}
+		expect(events.map((e) => e.type)).toEqual(['user.created', 'user.updated', 'user.deactivated', 'user.reactivated']);
 		expect(events[1].data.previous_attributes).toEqual({ name: 'Hr Sync', external_id: 'EMP-7' });
 	});
 
