@@ -286,6 +286,26 @@ describe('error responses match the document', () => {
 		expect((await batch({ items: [] }, {}, world.keys.globex.slice(0, -1))).status).toBe(401);
 	});
 
+	test('every users batch outcome', async () => {
+		const batch = (body: unknown, headers?: Record<string, string>, key = world.keys.all) =>
+			check('POST', '/api/v1/users/batch', '/api/v1/users/batch', { key, body, headers });
+		const reply = await batch({
+			items: [
+				{ name: 'Batch Doc', email: 'batch.doc@acme.example' },
+				{ name: 'Alice twin', email: 'alice@acme.example' },
+				{ name: 'Boss', email: 'batch.boss@acme.example', role: 'admin' },
+				{ name: 1 },
+			],
+		});
+		expect(reply.body.data.map((d: { status: number }) => d.status)).toEqual([201, 409, 422, 400]);
+		expect((await batch({ items: ['x'] })).status).toBe(400);
+		expect((await batch('{oops')).status).toBe(400);
+		expect((await batch(`{"items": ["${'x'.repeat(1_100_000)}"]}`)).status).toBe(413);
+		expect((await batch('{}', { 'content-type': 'text/plain' })).status).toBe(415);
+		expect((await batch({ items: [] }, {}, world.keys.readUsers)).status).toBe(403);
+		expect((await batch({ items: [] }, {}, world.keys.globex.slice(0, -1))).status).toBe(401);
+	});
+
 	test('every write: 409 while a request with its Idempotency-Key runs, 422 for another request under it', async () => {
 		const ids: Record<string, string> = {
 			'/api/v1/enrollments/{id}': world.enrollments[3].id,

@@ -302,6 +302,27 @@ const userBodyProperties = {
 
 const userBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 
+const newUserBody = { type: 'object', additionalProperties: false, required: ['name', 'email'], properties: userBodyProperties };
+
+const createUsers = {
+	operationId: 'createUsers',
+	summary: 'Create up to 100 users at once',
+	description: `${batchDescription} Needs \`write:users\`.`,
+	tags: ['User'],
+	...security('write:users'),
+	requestBody: { required: true, content: { 'application/json': { schema: batchBody(newUserBody) } } },
+	responses: {
+		'200': ok('Each item\'s answer, in order: 201 with the new user, or the problem its own POST would answer.', batchResult(ref('User'), ref('Problem'))),
+		'400': problem('Malformed JSON; no `items`, more than 100, an item that is not a JSON object, or an unknown field (one `errors` entry each). Nothing was run.', 400, [
+			'invalid_request',
+			'malformed_json',
+		]),
+		'413': problem('The body is over 1 MiB.', 413, ['payload_too_large']),
+		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
+		...commonErrors,
+	},
+};
+
 const createUser = {
 	operationId: 'createUser',
 	summary: 'Create a user',
@@ -310,7 +331,7 @@ const createUser = {
 		'user’s `user_id`; concurrent identical requests create exactly one user. Emits `user.created`. Needs `write:users`.',
 	tags: ['User'],
 	...security('write:users'),
-	requestBody: userBody({ type: 'object', additionalProperties: false, required: ['name', 'email'], properties: userBodyProperties }),
+	requestBody: userBody(newUserBody),
 	responses: {
 		'201': ok('The new user.', ref('User'), {
 			Location: { description: '/api/v1/users/{id}', required: true, schema: { type: 'string' } },
@@ -454,6 +475,7 @@ export function openApiDocument() {
 				...listOperation('listUsers', 'List users', 'User', 'read:users', ['email', 'role', 'userStatus', 'external_id', 'search']),
 				post: createUser,
 			},
+			'/api/v1/users/batch': { post: createUsers },
 			'/api/v1/users/{id}': {
 				...getOperation('getUser', 'Retrieve a user', 'User', 'read:users', ID_PATTERNS.user),
 				patch: updateUser,
