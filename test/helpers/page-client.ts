@@ -17,10 +17,17 @@ export class PageClient {
 	constructor(
 		readonly baseUrl: string,
 		readonly from = '127.0.0.1',
+		/** Headers sent with every request (X-Forwarded-For, to a server that trusts loopback as its proxy). */
+		readonly extraHeaders: Record<string, string> = {},
 	) {}
 
 	cookie(name: string): string | undefined {
 		return this.cookies.get(name);
+	}
+
+	/** Sets a cookie as if the server had (to send one it never did). */
+	setCookie(name: string, value: string): void {
+		this.cookies.set(name, value);
 	}
 
 	get(path: string): Promise<PageResponse> {
@@ -46,7 +53,7 @@ export class PageClient {
 
 	private send(method: string, path: string, body?: string): Promise<PageResponse> {
 		const url = new URL(path, this.baseUrl);
-		const headers: Record<string, string> = {};
+		const headers: Record<string, string> = { ...this.extraHeaders };
 		if (this.cookies.size > 0) headers.Cookie = [...this.cookies].map(([n, v]) => `${n}=${v}`).join('; ');
 		if (body !== undefined) {
 			headers['Content-Type'] = 'application/x-www-form-urlencoded';

@@ -13,6 +13,7 @@ import * as listCountsPerStatement from './migrations/0010-list-counts-per-state
 import * as idempotencyKeys from './migrations/0012-idempotency-keys';
 import * as usersProvisioning from './migrations/0013-users-provisioning';
 import * as webhookOwners from './migrations/0015-webhook-owners-and-sealed-secrets';
+import * as signInClientsAndDevices from './migrations/0017-sign-in-clients-and-devices';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -33,6 +34,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0012-idempotency-keys', idempotencyKeys],
 	['0013-users-provisioning', usersProvisioning],
 	['0015-webhook-owners-and-sealed-secrets', webhookOwners],
+	['0017-sign-in-clients-and-devices', signInClientsAndDevices],
 ];
 
 /** Where umzug records the migrations applied. */

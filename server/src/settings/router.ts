@@ -10,6 +10,7 @@ import { webhookPages } from './webhooks-pages';
 import { errorPage, notFoundPage } from './errors';
 import { OneTimeKeyBox } from './one-time-key';
 import { sessionMiddleware } from './session';
+import { DeviceCookies } from '../sign-in/device-cookie';
 import { signInRoutes } from './sign-in';
 import { loadViewer, requireSignIn } from './viewer';
 import { ASSETS_DIR, ASSETS_PATH, createViews } from './views';
@@ -78,7 +79,7 @@ export function createSettingsRouter(deps: AppDeps): Router {
 		loadViewer,
 	);
 
-	router.use(signInRoutes(views));
+	router.use(signInRoutes(views, new DeviceCookies(deps.config.sessionSecret)));
 	// The server's address in a browser leads to the pages, not to a JSON 404.
 	router.get('/', (_req, res) => res.redirect(302, '/settings'));
 	router.get('/settings', requireSignIn, async (req, res) => {

@@ -1,7 +1,8 @@
 import { Router, type Request } from 'express';
 import { Op } from 'sequelize';
 
-import { beginSignIn, couldBeAccount, finishSignIn, printable, SignInThrottled } from '../sign-in/throttle';
+import { DEVICE_COOKIE, DEVICE_COOKIE_DAYS, type DeviceCookies } from '../sign-in/device-cookie';
+import { attemptedEmail, beginSignIn, couldBeAccount, finishSignIn, printable, SignInThrottled } from '../sign-in/throttle';
 import { User } from '../users/model';
 import { hashPassword, needsRehash, verifyPassword } from '../users/password';
 import { clearSignInToken } from './csrf';
@@ -25,8 +26,16 @@ function destroy(req: Request): Promise<void> {
 	return new Promise((resolve, reject) => req.session.destroy((err?: Error) => (err ? reject(err) : resolve())));
 }
 
+function cookie(req: Request, name: string): string | undefined {
+	for (const part of (req.headers.cookie ?? '').split(';')) {
+		const at = part.indexOf('=');
+		if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+	}
+	return undefined;
+}
+
 /** /login and /logout. */
-export function signInRoutes(views: Views): Router {
+export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 	const router = Router();
 
 	router.get('/login', (req, res) => {
@@ -42,7 +51,9 @@ export function signInRoutes(views: Views): Router {
 		const shownEmail = printable(email);
 		let attempt;
 		try {
-			attempt = await beginSignIn(email, { ip: req.ip ?? 'unknown', userAgent: req.get('user-agent') });
+			// A browser that signed in to this account before is counted apart (sign-in/throttle.ts).
+			const device = devices.verify(cookie(req, DEVICE_COOKIE), attemptedEmail(email));
+			attempt = await beginSignIn(email, { ip: req.ip ?? 'unknown', userAgent: req.get('user-agent'), device });
 		} catch (err) {
 			if (!(err instanceof SignInThrottled)) throw err;
 			res.setHeader('Retry-After', String(err.retryAfterSeconds));
@@ -70,6 +81,14 @@ export function signInRoutes(views: Views): Router {
 		await regenerate(req);
 		req.session.userId = user.id;
 		clearSignInToken(req, res);
+		// This browser is now trusted for this account; it keeps the cookie after signing out.
+		res.cookie(DEVICE_COOKIE, devices.issue(attemptedEmail(email)), {
+			path: '/login',
+			httpOnly: true,
+			sameSite: 'lax',
+			secure: req.secure,
+			maxAge: DEVICE_COOKIE_DAYS * 24 * 60 * 60 * 1000,
+		});
 		await redirectAfterSave(req, res, next);
 	});
 

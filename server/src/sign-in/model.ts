@@ -16,6 +16,10 @@ export class SignInAttempt extends Model<InferAttributes<SignInAttempt>, InferCr
 	/** The e-mail as attempted, lower-cased, control characters replaced: the per-account key. */
 	declare email: string;
 	declare ip: string;
+	/** What the per-IP limit counts: the IPv4 address, or the IPv6 /56 prefix. */
+	declare client: string;
+	/** The trusted-device cookie's nonce the attempt came with (sign-in/device-cookie.ts), or null. */
+	declare device: CreationOptional<string | null>;
 	declare outcome: SignInOutcome;
 	declare userId: CreationOptional<string | null>;
 	declare organizationId: CreationOptional<string | null>;
@@ -29,6 +33,8 @@ export class SignInAttempt extends Model<InferAttributes<SignInAttempt>, InferCr
 				id: { type: DataTypes.STRING(40), primaryKey: true, defaultValue: () => newId('sgn') },
 				email: { type: DataTypes.STRING(254), allowNull: false },
 				ip: { type: DataTypes.STRING(64), allowNull: false },
+				client: { type: DataTypes.STRING(64), allowNull: false },
+				device: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
 				outcome: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [SIGN_IN_OUTCOMES] } },
 				userId: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
 				organizationId: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },

@@ -1,3 +1,4 @@
+import { ipKeyGenerator } from 'express-rate-limit';
 import { Op, type Transaction } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
@@ -7,19 +8,26 @@ import { SignInAttempt } from './model';
 
 /**
  * SPEC §14: at most 10 failed sign-ins per account in 15 minutes, whatever the IP, and at most
- * 20 per IP; beyond that every sign-in is refused, the right password included, until the
+ * 20 per IP (an IPv6 client is its /56 prefix, as for the request limiter: one subscriber holds a
+ * whole prefix); beyond that every sign-in is refused, the right password included, until the
  * window passes. Throttle, never lock: the limit lifts by itself (OWASP's authentication cheat
- * sheet), so an attacker can delay the owner by at most one window at a time, never shut them
- * out (docs/settings.md).
+ * sheet).
+ *
+ * The account's count alone would let anyone who knows an e-mail keep its owner out for ever,
+ * one window after another. So, following OWASP's device cookies, a browser that signed in to
+ * the account before (sign-in/device-cookie.ts) is not held back by the account's or the IP's
+ * count: its attempts count against that device alone, at most 10 failures per window, and
+ * never against the account or the IP (docs/settings.md).
  *
  * The counters are rows of `sign_in_attempts` in the database, so every instance sees them. An
- * attempt is recorded as `pending` before its password is checked, under a lock on its account
- * and IP, and pending ones count: concurrent guesses cannot all pass the check before any of
- * them is recorded.
+ * attempt is recorded as `pending` before its password is checked, under a lock on its keys,
+ * and pending ones count: concurrent guesses cannot all pass the check before any of them is
+ * recorded.
  */
 export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILURES_PER_ACCOUNT = 10;
 export const MAX_FAILURES_PER_IP = 20;
+export const MAX_FAILURES_PER_DEVICE = 10;
 
 const COUNTED = ['pending', 'failed'];
 
@@ -56,9 +64,16 @@ export function couldBeAccount(email: string): boolean {
 export interface SignInOrigin {
 	ip: string;
 	userAgent?: string | null;
+	/** The nonce of a trusted-device cookie issued for this account, already verified; else absent. */
+	device?: string | null;
 }
 
-/** Serialises the counting of one account and one IP across instances (SQLite's IMMEDIATE transaction already does). */
+/** The key of the per-IP count: the IPv4 address, or the IPv6 /56 prefix. */
+export function signInClient(ip: string): string {
+	return ipKeyGenerator(ip).slice(0, 64);
+}
+
+/** Serialises the counting of one key (account, IP, device) across instances (SQLite's IMMEDIATE transaction already does). */
 async function lock(transaction: Transaction, keys: string[]): Promise<void> {
 	const sequelize = SignInAttempt.sequelize!;
 	if (sequelize.getDialect() !== 'postgres') return;
@@ -68,7 +83,10 @@ async function lock(transaction: Transaction, keys: string[]): Promise<void> {
 	}
 }
 
-async function windowOf(where: { email: string } | { ip: string }, since: Date, transaction: Transaction): Promise<Date[]> {
+/** Attempts from a trusted device count only against that device. */
+type Counted = { email: string; device: null } | { client: string; device: null } | { device: string };
+
+async function windowOf(where: Counted, since: Date, transaction: Transaction): Promise<Date[]> {
 	const rows = await SignInAttempt.findAll({
 		attributes: ['createdAt'],
 		where: { ...where, outcome: COUNTED, createdAt: { [Op.gt]: since } },
@@ -90,15 +108,22 @@ function freeAt(times: Date[], limit: number): number | undefined {
  */
 export async function beginSignIn(email: string, origin: SignInOrigin): Promise<SignInAttempt> {
 	const key = attemptedEmail(email);
-	const row = { email: key, ip: origin.ip.slice(0, 64), userAgent: origin.userAgent?.slice(0, 300) ?? null };
+	const device = origin.device ?? null;
+	const row = { email: key, ip: origin.ip.slice(0, 64), client: signInClient(origin.ip), device, userAgent: origin.userAgent?.slice(0, 300) ?? null };
 	const result = await writeTransaction(SignInAttempt.sequelize!, async (transaction) => {
-		await lock(transaction, [`lms:sign-in:account:${key}`, `lms:sign-in:ip:${row.ip}`]);
 		const now = Date.now();
 		const since = new Date(now - SIGN_IN_WINDOW_MS);
-		const until = Math.max(
-			freeAt(await windowOf({ email: key }, since, transaction), MAX_FAILURES_PER_ACCOUNT) ?? 0,
-			freeAt(await windowOf({ ip: row.ip }, since, transaction), MAX_FAILURES_PER_IP) ?? 0,
-		);
+		let until: number;
+		if (device) {
+			await lock(transaction, [`lms:sign-in:device:${device}`]);
+			until = freeAt(await windowOf({ device }, since, transaction), MAX_FAILURES_PER_DEVICE) ?? 0;
+		} else {
+			await lock(transaction, [`lms:sign-in:account:${key}`, `lms:sign-in:ip:${row.client}`]);
+			until = Math.max(
+				freeAt(await windowOf({ email: key, device: null }, since, transaction), MAX_FAILURES_PER_ACCOUNT) ?? 0,
+				freeAt(await windowOf({ client: row.client, device: null }, since, transaction), MAX_FAILURES_PER_IP) ?? 0,
+			);
+		}
 		if (until > now) {
 			await SignInAttempt.create({ ...row, outcome: 'throttled' }, { transaction });
 			return Math.max(1, Math.ceil((until - now) / 1000));
