@@ -24,17 +24,14 @@ const EVENT_OPTIONS = [
 	{ name: 'User Created', value: 'user.created', description: 'A user was added to the organization' },
 ];
 
-/** Accepted signatures are remembered this long (the signature tolerance) to refuse replays. */
-const REPLAY_WINDOW_SECONDS = 300;
-/** Event ids remembered to drop the LMS's at-least-once repeats. */
-const REMEMBERED_EVENTS = 200;
+/** The shape of the LMS's event ids (SPEC §11); anything else in a signed body is not an LMS event. */
+const EVENT_ID = /^evt_[0-9a-f]{28}$/;
 
 interface TriggerStaticData extends IDataObject {
 	webhookId?: string;
 	webhookSecret?: string;
-	/** Signatures accepted in the last five minutes, with their timestamp. */
+	/** Left by version 0.1 (seen signatures and event ids), removed on deactivation. */
 	seenSignatures?: Record<string, number>;
-	/** The latest event ids that started the workflow. */
 	seenEvents?: string[];
 }
 
@@ -98,30 +95,43 @@ export class LmsInstantTrigger implements INodeType {
 
 	webhookMethods = {
 		default: {
+			/**
+			 * Only checks (n8n calls it at every activation, after a restart too, and before
+			 * "Listen for test event"): true when the LMS still has this node's endpoint, enabled,
+			 * for this URL and these events. A missing, disabled, moved or re-scoped endpoint answers
+			 * false, so n8n calls create(); nothing is ever deleted here, so a test listen on an
+			 * active workflow cannot remove the live subscription.
+			 */
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const staticData = this.getWorkflowStaticData('node') as TriggerStaticData;
 				if (!staticData.webhookId || !staticData.webhookSecret) return false;
 				const path = `/webhook_endpoints/${encodeURIComponent(staticData.webhookId)}`;
 				const endpoint = await lmsApiRequest.call(this, { method: 'GET', endpoint: path }).catch(unlessNotFound);
-				if (endpoint) {
-					const events = [...((endpoint.events as string[]) ?? [])].sort();
-					const wanted = [...subscribedEvents(this)].sort();
-					const same =
-						endpoint.url === this.getNodeWebhookUrl('default') &&
-						endpoint.status === 'enabled' &&
-						JSON.stringify(events) === JSON.stringify(wanted);
-					if (same) return true;
-					// Another URL, other events, or disabled by the LMS: replace it.
-					await lmsApiRequest.call(this, { method: 'DELETE', endpoint: path }).catch(unlessNotFound);
+				if (!endpoint) {
+					this.logger.warn(`LMS Instant Trigger: webhook endpoint ${staticData.webhookId} no longer exists in the LMS; subscribing again`);
+					return false;
 				}
-				delete staticData.webhookId;
-				delete staticData.webhookSecret;
-				return false;
+				const events = [...((endpoint.events as string[]) ?? [])].sort();
+				const wanted = [...subscribedEvents(this)].sort();
+				if (endpoint.status !== 'enabled') {
+					this.logger.warn(`LMS Instant Trigger: the LMS ${String(endpoint.status)} webhook endpoint ${staticData.webhookId}; subscribing again`);
+					return false;
+				}
+				return endpoint.url === this.getNodeWebhookUrl('default') && JSON.stringify(events) === JSON.stringify(wanted);
 			},
 
 			async create(this: IHookFunctions): Promise<boolean> {
 				const url = this.getNodeWebhookUrl('default');
 				if (!url) throw new NodeOperationError(this.getNode(), 'n8n has no webhook URL for this node');
+				const previous = (this.getWorkflowStaticData('node') as TriggerStaticData).webhookId;
+				// Replacing the production subscription (checkExists found it disabled, moved or for
+				// other events): the old endpoint goes, or it would keep receiving (and failing) in
+				// the LMS. A test listen ("manual") never touches it: the live one must keep working.
+				if (previous && this.getMode() !== 'manual') {
+					await lmsApiRequest
+						.call(this, { method: 'DELETE', endpoint: `/webhook_endpoints/${encodeURIComponent(previous)}` })
+						.catch(unlessNotFound);
+				}
 				const endpoint = await lmsApiRequest.call(this, {
 					method: 'POST',
 					endpoint: '/webhook_endpoints',
@@ -174,20 +184,31 @@ export class LmsInstantTrigger implements INodeType {
 		};
 		if (!verdict.ok) return refuse(verdict.reason);
 
-		const seen = staticData.seenSignatures ?? {};
-		for (const [signature, timestamp] of Object.entries(seen)) {
-			if (now - timestamp > REPLAY_WINDOW_SECONDS) delete seen[signature];
-		}
-		if (seen[verdict.signature] !== undefined) return refuse('this exact request was already received (replay)');
-		seen[verdict.signature] = verdict.timestamp;
-		staticData.seenSignatures = seen;
-
 		const event = this.getBodyData() as LmsEvent;
-		const eventId = String(event.id ?? '');
-		// The LMS delivers at least once: an event that already started the workflow is acknowledged only.
-		const seenEvents = staticData.seenEvents ?? [];
-		if (eventId && seenEvents.includes(eventId)) return { webhookResponse: { received: true, duplicate: true } };
-		staticData.seenEvents = [...seenEvents, eventId].slice(-REMEMBERED_EVENTS);
+		const eventId = typeof event.id === 'string' ? event.id : '';
+		if (!EVENT_ID.test(eventId) || !staticData.webhookId) return refuse('the signed body is not an LMS event');
+
+		// Each event starts the workflow once: the LMS records which delivery was received first
+		// (POST /webhook_endpoints/{id}/receipts, one conditional UPDATE on its delivery row), and
+		// everything else that carries the same event is acknowledged without starting it: an exact
+		// replay of a signed request within the 5 minutes, and the LMS's own retry of a delivery
+		// whose 2xx was lost (a new signature, the same event id). The node keeps nothing itself:
+		// n8n 2.41 does not save what webhook() writes into the workflow's static data for
+		// responseMode 'onReceived' (docs/n8n.md), and copies of one delivery may arrive at once.
+		let receipt: IDataObject;
+		try {
+			receipt = await lmsApiRequest.call(this, {
+				method: 'POST',
+				endpoint: `/webhook_endpoints/${encodeURIComponent(staticData.webhookId)}/receipts`,
+				body: { event_id: eventId },
+			});
+		} catch (error) {
+			// Not known to be received: a 503 makes the LMS deliver it again later.
+			this.logger.warn(`LMS Instant Trigger could not record event ${eventId} as received: ${(error as Error).message}`);
+			this.getResponseObject().status(503).json({ message: 'Could not record the event as received; deliver it again later' });
+			return { noWebhookResponse: true };
+		}
+		if (receipt.first !== true) return { webhookResponse: { received: true, duplicate: true } };
 
 		return { workflowData: [this.helpers.returnJsonArray([eventItem(event)])] };
 	}

@@ -32,7 +32,10 @@ export interface WebhookHost {
 	received: Array<{ headers: Record<string, string>; body: string }>;
 	/** Every request that reached webhook(), with the status it was answered. */
 	answers: Array<{ status: number; body: string }>;
-	activate(): Promise<void>;
+	/** n8n's activation: checkExists, then create if it answered false. `manual` is "Listen for test event". */
+	activate(mode?: 'trigger' | 'manual'): Promise<void>;
+	/** checkExists alone, as n8n calls it. */
+	checkExists(mode?: 'trigger' | 'manual'): Promise<boolean>;
 	deactivate(): Promise<boolean>;
 	close(): Promise<void>;
 }
@@ -85,8 +88,12 @@ export async function hostWebhookTrigger(
 		const s = app.listen(0, '127.0.0.1', () => resolve(s));
 	});
 	const { port } = server.address() as AddressInfo;
-	const hookData = () => {
-		const additionalData = { ...additionalDataFor(credentials, workflowData, 'trigger'), webhookBaseUrl: `http://127.0.0.1:${port}/webhook` };
+	const hookData = (isTest = false) => {
+		const additionalData = {
+			...additionalDataFor(credentials, workflowData, 'trigger'),
+			webhookBaseUrl: `http://127.0.0.1:${port}/webhook`,
+			webhookTestBaseUrl: `http://127.0.0.1:${port}/webhook-test`,
+		};
 		webhookData = {
 			httpMethod: 'POST',
 			node: node.name,
@@ -94,12 +101,13 @@ export async function hostWebhookTrigger(
 			webhookDescription: description,
 			workflowId: workflow.id,
 			workflowExecuteAdditionalData: additionalData,
+			isTest,
 		};
 		return additionalData;
 	};
-	const hook = (activation: 'activate' | 'init') => {
-		const additionalData = hookData();
-		return new HookContext(workflow, node, additionalData, 'trigger', activation, webhookData);
+	const hook = (activation: 'activate' | 'init', mode: 'trigger' | 'manual' = 'trigger') => {
+		const additionalData = hookData(mode === 'manual');
+		return new HookContext(workflow, node, additionalData, mode, activation, webhookData);
 	};
 	const methods = nodeType.webhookMethods!.default!;
 	const webhookUrl = hook('init').getNodeWebhookUrl('default')!;
@@ -109,9 +117,12 @@ export async function hostWebhookTrigger(
 		runs,
 		answers,
 		received,
-		async activate() {
-			const context = hook('activate');
+		async activate(mode = 'trigger') {
+			const context = hook('activate', mode);
 			if (!(await methods.checkExists.call(context))) await methods.create.call(context);
+		},
+		async checkExists(mode = 'trigger') {
+			return methods.checkExists.call(hook('activate', mode));
 		},
 		async deactivate() {
 			return methods.delete.call(hook('activate'));

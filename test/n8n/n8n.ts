@@ -120,9 +120,12 @@ export class N8nHome {
 		return runOf(JSON.parse(lines.slice(first, last + 1).join('\n')) as Json);
 	}
 
-	/** `n8n start` on free ports, with its owner signed in. */
-	async start(extra: Record<string, string> = {}): Promise<N8nServer> {
-		const port = await freePort();
+	/**
+	 * `n8n start` on free ports, with its owner signed in. `port` starts it again where it
+	 * listened before (after a stop), so that its webhook URLs stay the same.
+	 */
+	async start(extra: Record<string, string> = {}, port?: number): Promise<N8nServer> {
+		port ??= await freePort();
 		const url = `http://127.0.0.1:${port}`;
 		const child = spawn(nodeBin(this.cache) + '/node', [n8nBin(this.cache), 'start'], {
 			env: this.env({
@@ -190,6 +193,11 @@ export class N8nServer {
 		this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
 	}
 
+	/** The port it listens on (to start it again there). */
+	get port(): number {
+		return Number(new URL(this.url).port);
+	}
+
 	output(): string {
 		return this.log;
 	}
@@ -203,12 +211,20 @@ export class N8nServer {
 			if (Date.now() > until) throw new Error(`n8n was not ready within ${timeoutMs} ms:\n${this.log}`);
 			await sleep(250);
 		}
-		const setup = await fetch(`${this.url}/rest/owner/setup`, {
+		let setup = await fetch(`${this.url}/rest/owner/setup`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify(OWNER),
 		});
-		if (!setup.ok) throw new Error(`owner setup answered ${setup.status}: ${await setup.text()}`);
+		if (!setup.ok) {
+			// Started again in the same user folder: the owner exists, so sign in instead.
+			setup = await fetch(`${this.url}/rest/login`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', 'browser-id': 'lms-real-n8n-tests' },
+				body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+			});
+		}
+		if (!setup.ok) throw new Error(`owner setup and sign-in answered ${setup.status}: ${await setup.text()}`);
 		this.cookie = (setup.headers.getSetCookie().find((c) => c.startsWith('n8n-auth=')) ?? '').split(';')[0];
 		if (!this.cookie) throw new Error('owner setup set no n8n-auth cookie');
 	}

@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { apiKeyRoutes } from '../../server/src/api-keys/routes';
 import { certificateRoutes } from '../../server/src/certificates/routes';
 import { courseRoutes } from '../../server/src/courses/routes';
-import { Event, processReads } from '../../server/src/db';
+import { Event, processReads, WebhookDelivery } from '../../server/src/db';
 import { enrollmentRoutes } from '../../server/src/enrollments/routes';
 import { requestFingerprint } from '../../server/src/http/idempotency';
 import { claimKey } from '../../server/src/idempotency/keys';
@@ -228,6 +228,7 @@ describe('error responses match the document', () => {
 			'/api/v1/certificates/{id}': world.certificates[0].id,
 			'/api/v1/events/{id}': (await call(server, '/api/v1/events?limit=1', { key: world.keys.all })).body.data[0].id,
 			'/api/v1/webhook_endpoints/{id}': endpointId,
+			'/api/v1/webhook_endpoints/{id}/receipts': endpointId,
 		} as Record<string, string>;
 		for (const template of Object.keys(doc.paths)) {
 			if (template.endsWith('openapi.json')) continue;
@@ -310,6 +311,7 @@ describe('error responses match the document', () => {
 		const ids: Record<string, string> = {
 			'/api/v1/enrollments/{id}': world.enrollments[3].id,
 			'/api/v1/webhook_endpoints/{id}': endpointId,
+			'/api/v1/webhook_endpoints/{id}/receipts': endpointId,
 			'/api/v1/users/{id}': world.users.bob.id,
 		};
 		let writes = 0;
@@ -410,6 +412,17 @@ describe('error responses match the document', () => {
 		expect((await del('lms_nope')).status).toBe(401);
 		expect((await del()).status).toBe(204);
 		expect((await del()).status).toBe(404);
+
+		// The enrollment created above was owed to the endpoint (whose URL never answers 2xx).
+		const delivery = (await WebhookDelivery.findOne({ where: { endpointId } }))!;
+		const receipt = (body: unknown, key = world.keys.all, id = endpointId) =>
+			check('POST', '/api/v1/webhook_endpoints/{id}/receipts', `/api/v1/webhook_endpoints/${id}/receipts`, { key, body });
+		expect((await receipt({ event_id: delivery.eventId })).status).toBe(201);
+		expect((await receipt({ event_id: delivery.eventId })).status).toBe(200);
+		expect((await receipt({ event_id: 'evt_1' })).status).toBe(400);
+		expect((await receipt({ event_id: delivery.eventId }, world.keys.all, gone)).status).toBe(404);
+		expect((await receipt({}, world.keys.readUsers)).status).toBe(403);
+		expect((await receipt({}, 'lms_nope')).status).toBe(401);
 	});
 
 	test('500', async () => {

@@ -6,6 +6,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IPollFunctions,
+	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
@@ -26,7 +27,7 @@ export const MAX_RETRY_WAIT_SECONDS = 65;
 /** Used when a 429 comes without a usable Retry-After (a proxy's, not the LMS's). */
 export const FALLBACK_RETRY_WAIT_SECONDS = 15;
 
-export type LmsFunctions = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions | IHookFunctions;
+export type LmsFunctions = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
 
 export interface LmsRequest {
 	method: IHttpRequestMethods;

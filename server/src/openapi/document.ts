@@ -2,6 +2,7 @@ import { SCOPES, type Scope } from '../api-keys/model';
 import { ID_PATTERNS } from '../common/id-shapes';
 import { ENROLLMENT_STATUSES } from '../enrollments/model';
 import { DEFAULT_EVENT_LIMIT, MAX_EVENT_LIMIT } from '../events/list';
+import { EVENT_ID } from '../events/feed';
 import { EVENT_TYPES, TYPE_PREFIXES } from '../events/types';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../http/list';
 import { EXTERNAL_ID_MAX_LENGTH } from '../users/external-id';
@@ -188,6 +189,45 @@ const webhookEndpoint = {
 		parameters: webhookEndpointId,
 		responses: {
 			'204': { description: 'Deleted.', headers: { ...requestIdHeader } },
+			'404': { $ref: '#/components/responses/NotFound' },
+			...commonErrors,
+		},
+	},
+};
+
+const webhookReceipt = {
+	type: 'object',
+	additionalProperties: false,
+	required: ['endpoint_id', 'event_id', 'received_at', 'first'],
+	properties: {
+		endpoint_id: { type: 'string', pattern: ID_PATTERNS.webhookEndpoint.source },
+		event_id: { type: 'string', pattern: EVENT_ID.source },
+		received_at: { type: 'string', format: 'date-time', description: 'When the event was first received (or delivered).' },
+		first: { type: 'boolean', description: 'true for the one call that received the event first; false for every later call.' },
+	},
+};
+
+const webhookReceipts = {
+	post: {
+		operationId: 'receiveWebhookEvent',
+		summary: 'Record that a delivered event was received',
+		description:
+			'A receiver calls this with the `LMS-Event-Id` of a delivery before acting on it, to act on each event once: exactly one call per endpoint and event answers 201 with `first: true` (and the delivery counts as delivered: no more retries, even if the 2xx of its attempt was lost); every later call answers 200 with `first: false`, whatever the concurrency. An event not delivered to this endpoint answers 404. Needs `manage:webhooks`.',
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		parameters: webhookEndpointId,
+		requestBody: {
+			required: true,
+			content: {
+				'application/json': {
+					schema: { type: 'object', additionalProperties: false, required: ['event_id'], properties: { event_id: { type: 'string', pattern: EVENT_ID.source } } },
+				},
+			},
+		},
+		responses: {
+			'201': ok('The first receipt of this event for this endpoint.', webhookReceipt),
+			'200': ok('The event was already received: act on it no more.', webhookReceipt),
+			'400': problem('Malformed JSON, or a missing, mistyped or unknown field.', 400, ['invalid_request', 'malformed_json']),
 			'404': { $ref: '#/components/responses/NotFound' },
 			...commonErrors,
 		},
@@ -498,6 +538,7 @@ export function openApiDocument() {
 			'/api/v1/events/{id}': { get: getEvent },
 			'/api/v1/webhook_endpoints': webhookEndpoints,
 			'/api/v1/webhook_endpoints/{id}': webhookEndpoint,
+			'/api/v1/webhook_endpoints/{id}/receipts': webhookReceipts,
 			'/api/v1/key': { get: currentKey },
 			'/api/v1/openapi.json': {
 				get: {

@@ -4,6 +4,7 @@ import { createWebhookEndpoint } from './create';
 import { deleteWebhookEndpoint } from './delete';
 import { getWebhookEndpoint } from './get';
 import { listWebhookEndpoints } from './list';
+import { receiveWebhookEvent } from './receipts/create';
 
 export function webhookRoutes(deps: Pick<AppDeps, 'config'>): RouteTable {
 	return {
@@ -14,6 +15,9 @@ export function webhookRoutes(deps: Pick<AppDeps, 'config'>): RouteTable {
 		'/webhook_endpoints/:id': {
 			get: { scope: 'manage:webhooks', handlers: [getWebhookEndpoint] },
 			delete: { scope: 'manage:webhooks', handlers: [deleteWebhookEndpoint] },
+		},
+		'/webhook_endpoints/:id/receipts': {
+			post: { scope: 'manage:webhooks', write: receiveWebhookEvent },
 		},
 	};
 }
