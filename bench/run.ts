@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory  events  webhooks  sign-in-storm  search
+ *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search
  */
 import { apiOverhead } from './api-overhead';
 import { eventsBench } from './events';
@@ -9,6 +9,7 @@ import { memory } from './memory';
 import { returnAllBench } from './return-all';
 import { scale } from './scale';
 import { searchBench } from './search';
+import { webhookFairnessBench } from './webhook-fairness';
 import { webhooksBench } from './webhooks';
 import { signInStorm } from './sign-in-storm';
 
@@ -19,6 +20,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	memory,
 	events: eventsBench,
 	webhooks: webhooksBench,
+	'webhook-fairness': webhookFairnessBench,
 	'sign-in-storm': signInStorm,
 	search: searchBench,
 };

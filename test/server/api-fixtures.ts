@@ -177,8 +177,8 @@ export async function startApiServer(env: Record<string, string> = NO_LIMIT): Pr
 
 /**
  * Waits until the feed serves every event the organization has stored. On PostgreSQL an event
- * is served once no older transaction is still running anywhere on the database server (other
- * test files' included), so right after a write it may lag for a moment; SQLite never lags.
+ * is served once no older transaction of this database is still running, so right after a
+ * write it may lag for a moment; SQLite never lags.
  */
 export async function feedCaughtUp(server: Pick<TestServer, 'baseUrl'>, key: string, organizationId: string, timeout = 10_000): Promise<void> {
 	const served = async () => {

@@ -9,6 +9,8 @@ export interface SendResult {
 	status?: number;
 	/** Why it did not succeed, in a few words for the settings page and logs. */
 	error?: string;
+	/** The receiver did not answer within the timeout (the worker then gives it fewer slots). */
+	timedOut?: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ export function send(target: DeliveryTarget, headers: Record<string, string>, bo
 		);
 		const timer = setTimeout(() => {
 			request.destroy(new Error('timeout'));
-			done({ error: `no answer within ${timeoutMs / 1000} s` });
+			done({ error: `no answer within ${timeoutMs / 1000} s`, timedOut: true });
 		}, timeoutMs);
 		request.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
 		request.end(body);

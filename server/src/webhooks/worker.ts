@@ -16,8 +16,19 @@ import { signatureHeader } from './signature';
 import { checkWebhookUrl, WebhookUrlError } from './url-policy';
 import { onWake } from './wake';
 
-/** Attempts one worker sends at once. */
-const BATCH = 10;
+/**
+ * Fairness (issue 27, finding 4): sends stay in flight continuously, up to POOL at once, each
+ * taken as a slot frees (never a batch waiting for its slowest); an organization gets at most
+ * PER_ORGANIZATION of them and an endpoint PER_ENDPOINT, or SLOW_ENDPOINT once it has timed out
+ * (until it answers in time again); each claim takes the organizations round-robin (every
+ * organization's oldest due row before anyone's second) and, within one, its endpoints likewise.
+ * So receivers that hang hold a few slots of their own organization, and another organization's
+ * event is sent as soon as it is due. The caps are per instance.
+ */
+const POOL = 64;
+const PER_ORGANIZATION = 16;
+const PER_ENDPOINT = 8;
+const SLOW_ENDPOINT = 2;
 
 interface Claimed {
 	id: string;
@@ -28,28 +39,63 @@ interface Claimed {
 	attempts: number;
 }
 
-/**
- * Claiming is one UPDATE that stamps a lease (an expiry and a token of this claim) on due rows
- * that nobody holds: PostgreSQL skips rows another instance is claiming at that moment
- * (FOR UPDATE SKIP LOCKED); SQLite has one writer, so two claims never overlap. The attempt is
- * counted at claim time, so an attempt cut short by a crash still counts.
- */
-const CLAIM: Record<'postgres' | 'sqlite', string> = {
-	postgres: `UPDATE webhook_deliveries SET lease_until = $1, lease_token = $2, attempts = attempts + 1, last_attempt_at = $3, updated_at = $3
-		WHERE id IN (
-			SELECT id FROM webhook_deliveries
-			WHERE status = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
-			ORDER BY next_attempt_at LIMIT $4
-			FOR UPDATE SKIP LOCKED)
-		RETURNING id, organization_id, endpoint_id, event_id, event_type, attempts`,
-	// Inside one IMMEDIATE transaction: nobody can write between the SELECT and the UPDATE.
-	sqlite: `SELECT id FROM webhook_deliveries
-		WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-		ORDER BY next_attempt_at LIMIT $2`,
-};
+const DUE_ROWS = `status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)`;
 
-const DUE = `SELECT 1 AS due FROM webhook_deliveries
-	WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1) LIMIT 1`;
+/**
+ * The ids to claim, round-robin: each endpoint's due rows ranked oldest first and cut to what
+ * the endpoint may still take ($3: {endpoint id: slots left}, absent = PER_ENDPOINT), then each
+ * organization's survivors ranked by that rank and cut likewise ($4), then rank by rank across
+ * organizations. $2 is how many slots the pool has free.
+ */
+function candidates(dialect: 'postgres' | 'sqlite'): string {
+	const left = (map: string, column: string, cap: number) =>
+		dialect === 'postgres'
+			? `COALESCE((${map}::jsonb ->> ${column})::int, ${cap})`
+			: `COALESCE(json_extract(${map}, '$."' || ${column} || '"'), ${cap})`;
+	return `SELECT id FROM (
+			SELECT id, next_attempt_at, endpoint_rank, organization_id,
+				ROW_NUMBER() OVER (PARTITION BY organization_id ORDER BY endpoint_rank, next_attempt_at, id) AS organization_rank
+			FROM (
+				SELECT id, organization_id, endpoint_id, next_attempt_at,
+					ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS endpoint_rank
+				FROM webhook_deliveries WHERE ${DUE_ROWS}
+			) AS by_endpoint
+			WHERE endpoint_rank <= ${left('$3', 'endpoint_id', PER_ENDPOINT)}
+		) AS by_organization
+		WHERE organization_rank <= ${left('$4', 'organization_id', PER_ORGANIZATION)}
+		ORDER BY organization_rank, next_attempt_at, id
+		LIMIT $2`;
+}
+
+/**
+ * Claiming stamps a lease (an expiry and a token of this claim) on the chosen due rows and
+ * counts the attempt, so an attempt cut short by a crash still counts. PostgreSQL: one UPDATE;
+ * the due conditions are repeated on the updated rows, so that when two instances choose the
+ * same row the second, which waited for the first's lock, sees the lease and leaves it (READ
+ * COMMITTED rechecks them on the row as the first left it). SQLite has one writer: the choice
+ * and the UPDATE run in one IMMEDIATE transaction, nobody can write between them.
+ */
+const CLAIM_POSTGRES = `UPDATE webhook_deliveries SET lease_until = $5, lease_token = $6, attempts = attempts + 1, last_attempt_at = $1, updated_at = $1
+	WHERE id IN (${candidates('postgres')}) AND ${DUE_ROWS}
+	RETURNING id, organization_id, endpoint_id, event_id, event_type, attempts`;
+
+const DUE = `SELECT 1 AS due FROM webhook_deliveries WHERE ${DUE_ROWS} LIMIT 1`;
+
+/** Counts of sends in flight by key. */
+class InFlight {
+	private readonly counts = new Map<string, number>();
+	add(key: string, n: number): void {
+		const next = (this.counts.get(key) ?? 0) + n;
+		if (next > 0) this.counts.set(key, next);
+		else this.counts.delete(key);
+	}
+	get(key: string): number {
+		return this.counts.get(key) ?? 0;
+	}
+	keys(): IterableIterator<string> {
+		return this.counts.keys();
+	}
+}
 
 /**
  * Sends due deliveries, on every instance of the server. A delivery row is the whole state of
@@ -65,6 +111,11 @@ export class DeliveryWorker {
 	private stopped = false;
 	private readonly unsubscribe: () => void;
 	private readonly leaseMs: number;
+	private readonly sending = new Set<Promise<void>>();
+	private readonly byOrganization = new InFlight();
+	private readonly byEndpoint = new InFlight();
+	/** Endpoints whose last attempt here timed out: SLOW_ENDPOINT at once until one answers in time. */
+	private readonly slow = new Set<string>();
 
 	constructor(
 		private readonly sequelize: Sequelize,
@@ -107,24 +158,61 @@ export class DeliveryWorker {
 		this.unsubscribe();
 		clearTimeout(this.timer);
 		await this.running;
+		await Promise.all(this.sending);
+	}
+
+	/** What each busy endpoint and organization may still take, as the claim's JSON maps. */
+	private allowances(): { endpoints: string; organizations: string } {
+		const endpoints: Record<string, number> = {};
+		for (const id of new Set([...this.byEndpoint.keys(), ...this.slow])) {
+			endpoints[id] = Math.max(0, (this.slow.has(id) ? SLOW_ENDPOINT : PER_ENDPOINT) - this.byEndpoint.get(id));
+		}
+		const organizations: Record<string, number> = {};
+		for (const id of this.byOrganization.keys()) organizations[id] = Math.max(0, PER_ORGANIZATION - this.byOrganization.get(id));
+		return { endpoints: JSON.stringify(endpoints), organizations: JSON.stringify(organizations) };
+	}
+
+	/** Sends one claimed delivery in the background; its slot frees, and the worker looks again, when it ends. */
+	private launch(row: Claimed, token: string, leaseUntil: Date): void {
+		this.byOrganization.add(row.organization_id, 1);
+		this.byEndpoint.add(row.endpoint_id, 1);
+		const sending: Promise<void> = this.attempt(row, token, leaseUntil)
+			.catch((err: unknown) => this.logger.error({ err, delivery: row.id }, 'webhook delivery attempt failed'))
+			.finally(() => {
+				this.sending.delete(sending);
+				this.byOrganization.add(row.organization_id, -1);
+				this.byEndpoint.add(row.endpoint_id, -1);
+				this.wake();
+			});
+		this.sending.add(sending);
 	}
 
 	private async drain(): Promise<void> {
 		while (!this.stopped) {
+			const free = POOL - this.sending.size;
+			if (free <= 0) return; // a send that ends wakes the worker
 			const token = randomUUID();
 			const now = new Date();
 			const leaseUntil = new Date(now.getTime() + this.leaseMs);
 			const dialect = this.sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
-			const bind = [storedDate(this.sequelize, leaseUntil), token, storedDate(this.sequelize, now), BATCH];
+			const at = storedDate(this.sequelize, now);
 			// A read first: an idle poll then takes no write lock (SQLite) and locks no rows.
-			const [due] = await this.sequelize.query(DUE, { bind: [bind[2]], type: QueryTypes.SELECT });
+			const [due] = await this.sequelize.query(DUE, { bind: [at], type: QueryTypes.SELECT });
 			if (!due) return;
+			const { endpoints, organizations } = this.allowances();
+			const choose = [at, free, endpoints, organizations];
 			const claimed = await this.write(async (transaction) => {
-				if (dialect === 'postgres') return this.sequelize.query<Claimed>(CLAIM.postgres, { bind, type: QueryTypes.SELECT, transaction });
+				if (dialect === 'postgres') {
+					return this.sequelize.query<Claimed>(CLAIM_POSTGRES, {
+						bind: [...choose, storedDate(this.sequelize, leaseUntil), token],
+						type: QueryTypes.SELECT,
+						transaction,
+					});
+				}
 				// Sequelize reads no rows back from an UPDATE on SQLite: select, update, read.
-				const ids = (
-					await this.sequelize.query<{ id: string }>(CLAIM.sqlite, { bind: [bind[2], BATCH], type: QueryTypes.SELECT, transaction })
-				).map((r) => r.id);
+				const ids = (await this.sequelize.query<{ id: string }>(candidates('sqlite'), { bind: choose, type: QueryTypes.SELECT, transaction })).map(
+					(r) => r.id,
+				);
 				if (ids.length === 0) return [];
 				await WebhookDelivery.update(
 					{ leaseUntil, leaseToken: token, attempts: literal('attempts + 1'), lastAttemptAt: now },
@@ -140,8 +228,9 @@ export class DeliveryWorker {
 					attempts: r.attempts,
 				}));
 			});
+			// Due rows all held back by their caps: a send that ends, or the next poll, looks again.
 			if (claimed.length === 0) return;
-			await Promise.all(claimed.map((row) => this.attempt(row, token, leaseUntil)));
+			for (const row of claimed) this.launch(row, token, leaseUntil);
 		}
 	}
 
@@ -195,6 +284,9 @@ export class DeliveryWorker {
 			result = { error: err.message };
 		}
 		const now = new Date();
+		// An endpoint that let an attempt time out is given fewer slots until it answers in time.
+		if (result.timedOut) this.slow.add(endpoint.id);
+		else if (result.status !== undefined) this.slow.delete(endpoint.id);
 		if (result.status !== undefined && result.status >= 200 && result.status < 300) {
 			await this.finish(row, token, { status: 'delivered', deliveredAt: now, lastStatusCode: result.status, lastError: null });
 			if (endpoint.failingSince) {
