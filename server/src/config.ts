@@ -37,6 +37,12 @@ export interface WebhookConfig {
 	allowedHosts: string[];
 	/** Loopback addresses allowed (the demo, unless either variable above is set). */
 	allowLoopback: boolean;
+	/**
+	 * What seals signing secrets at rest (webhooks/secrets.ts): SEALING_SECRET (default
+	 * SESSION_SECRET, else outside production a fixed development value), then the secrets of
+	 * SEALING_SECRET_PREVIOUS that still open what they sealed until the start re-seals it.
+	 */
+	sealingSecrets: string[];
 	/** The first retry delay; later ones are 5×, 30×, 120×, 480× and 1440× it (1 min … 24 h by default). */
 	retryBaseMs: number;
 	/** How long a receiver has to answer (10 s). */
@@ -70,6 +76,8 @@ interface Environment {
 	NODE_ENV?: string;
 	WEBHOOK_ALLOW_PRIVATE: 'true' | 'false';
 	WEBHOOK_ALLOWED_HOSTS?: string;
+	SEALING_SECRET?: string;
+	SEALING_SECRET_PREVIOUS?: string;
 	WEBHOOK_RETRY_BASE_MS: number;
 	WEBHOOK_TIMEOUT_MS: number;
 	WEBHOOK_POLL_MS: number;
@@ -107,6 +115,13 @@ const schema = Joi.object<Environment>({
 	NODE_ENV: Joi.string().empty('').optional(),
 	WEBHOOK_ALLOW_PRIVATE: Joi.string().valid('true', 'false').empty('').default('false'),
 	WEBHOOK_ALLOWED_HOSTS: Joi.string().max(4000).empty('').optional(),
+	SEALING_SECRET: Joi.string().min(32).empty('').optional(),
+	// Comma-separated: the secrets used before, during a rotation (docs/webhooks.md).
+	SEALING_SECRET_PREVIOUS: Joi.string()
+		.pattern(/^[^,]{32,}(,[^,]{32,})*$/)
+		.message('must be one or more earlier secrets of 32+ characters, separated by commas')
+		.empty('')
+		.optional(),
 	// Tests shorten the retry schedule, the timeout and the poll; operators leave the defaults (SPEC §12).
 	WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).max(3_600_000).default(60_000),
 	WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(10_000).default(10_000),
@@ -119,6 +134,14 @@ const schema = Joi.object<Environment>({
 		.default(30)
 		.messages(Object.fromEntries(['number.base', 'number.integer', 'number.min', 'number.max', 'number.unsafe', 'number.infinity'].map((k) => [k, 'must be a whole number of days from 1 to 36500 (default 30)']))),
 }).unknown(true);
+
+/**
+ * Not a secret: what seals webhook secrets when neither SEALING_SECRET nor SESSION_SECRET is set,
+ * which only a development server may do (production requires SESSION_SECRET). A fixed value,
+ * unlike the random development SESSION_SECRET, so that a restart, a second instance or the CLI
+ * can still open what was sealed.
+ */
+const DEVELOPMENT_SEALING_SECRET = 'lms development sealing secret: not for production';
 
 function allowedHostsOf(value: string | undefined): string[] {
 	try {
@@ -172,6 +195,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 			allowPrivate: value.WEBHOOK_ALLOW_PRIVATE === 'true',
 			allowedHosts: allowedHostsOf(value.WEBHOOK_ALLOWED_HOSTS),
 			allowLoopback: false,
+			sealingSecrets: [
+				value.SEALING_SECRET ?? value.SESSION_SECRET ?? DEVELOPMENT_SEALING_SECRET,
+				...(value.SEALING_SECRET_PREVIOUS?.split(',') ?? []),
+			],
 			retryBaseMs: value.WEBHOOK_RETRY_BASE_MS,
 			timeoutMs: value.WEBHOOK_TIMEOUT_MS,
 			pollMs: value.WEBHOOK_POLL_MS,

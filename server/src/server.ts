@@ -12,6 +12,7 @@ import { schedulePruning } from './events/retention';
 import { createApp } from './http/app';
 import { createLogger } from './http/logging';
 import { waitForLimitStore } from './http/rate-limit-store';
+import { sealWebhookSecrets } from './webhooks/secrets';
 import { DeliveryWorker } from './webhooks/worker';
 
 /** How long a start waits for a shared rate-limit store (Redis) before giving up. */
@@ -90,6 +91,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 	const logger = options.logger ?? createLogger(config);
 	const sequelize = await connect({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax });
 	if (options.migrate !== false) await applyMigrations(sequelize);
+	// Plaintext signing secrets (before migration 0015) and those of a previous SEALING_SECRET.
+	if (options.migrate !== false) await sealWebhookSecrets(config.webhooks, logger);
 
 	const app = createApp({ config, logger }, { rateLimitStore: options.rateLimitStore });
 	const limitStore = app.locals.limitStore;

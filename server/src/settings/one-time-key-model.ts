@@ -5,7 +5,7 @@ import { newId } from '../common/ids';
 /** A new key's sealed secret, waiting for the one page view that may show it (see one-time-key.ts). */
 export class OneTimeKeyRow extends Model<InferAttributes<OneTimeKeyRow>, InferCreationAttributes<OneTimeKeyRow>> {
 	declare id: CreationOptional<string>;
-	/** base64 of iv (12) | tag (16) | ciphertext, sealed with a key derived from SESSION_SECRET. */
+	/** Sealed (common/seal.ts) under a key derived from SESSION_SECRET, bound to the row id. */
 	declare sealed: string;
 	declare createdAt: CreationOptional<Date>;
 

@@ -1,8 +1,8 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { Op } from 'sequelize';
 
 import type { Scope } from '../api-keys/model';
+import { Sealer } from '../common/seal';
 import { OneTimeKeyRow } from './one-time-key-model';
 
 /**
@@ -28,10 +28,10 @@ export interface OneTimeKey {
 const MAX_AGE_MS = 10 * 60 * 1000;
 
 export class OneTimeKeyBox {
-	private readonly key: Buffer;
+	private readonly sealer: Sealer;
 
 	constructor(sessionSecret: string) {
-		this.key = Buffer.from(hkdfSync('sha256', sessionSecret, Buffer.alloc(0), 'lms settings: one-time key display', 32));
+		this.sealer = new Sealer('lms settings: one-time key display', [sessionSecret]);
 	}
 
 	async put(req: Request, shown: OneTimeKey): Promise<void> {
@@ -61,18 +61,10 @@ export class OneTimeKeyBox {
 	}
 
 	private seal(id: string, text: string): string {
-		const iv = randomBytes(12);
-		const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-		cipher.setAAD(Buffer.from(id));
-		const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-		return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+		return this.sealer.seal(id, text);
 	}
 
 	private open(id: string, sealed: string): string {
-		const raw = Buffer.from(sealed, 'base64');
-		const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-		decipher.setAAD(Buffer.from(id));
-		decipher.setAuthTag(raw.subarray(12, 28));
-		return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+		return this.sealer.open(id, sealed);
 	}
 }

@@ -48,7 +48,7 @@ export function createWebhookEndpoint({ config }: Pick<AppDeps, 'config'>): Writ
 			apiKeyId: caller.apiKey.id,
 			actor: { kind: 'key', id: caller.apiKey.id, name: 'API key' },
 			origin,
-			policy: config.webhooks,
+			config: config.webhooks,
 		});
 		const record = serializeEndpoint(endpoint);
 		return created(`/api/v1/webhook_endpoints/${endpoint.id}`, { ...record, secret }, record);

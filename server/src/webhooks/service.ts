@@ -2,12 +2,14 @@ import { Op, type Transaction } from 'sequelize';
 
 import { ApiKey, type Scope } from '../api-keys/model';
 import { AuthError, writeAudit, type Actor, type Origin } from '../api-keys/service';
-import { randomBase62 } from '../common/ids';
+import { newId, randomBase62 } from '../common/ids';
 import { RuleError } from '../common/rule-error';
 import { writeTransaction } from '../db/write-transaction';
 import { Organization } from '../organizations/model';
 import { checkWebhookUrl, type UrlPolicy } from './url-policy';
 import { ALL_EVENTS } from './event-types';
+import { sealSecret } from './secrets';
+import type { WebhookConfig } from '../config';
 import { WebhookDelivery, WebhookEndpoint } from './model';
 
 /** SPEC §12: at most this many endpoints per organization. */
@@ -50,11 +52,15 @@ export async function createEndpoint(input: {
 	apiKeyId: string;
 	actor: Actor;
 	origin?: Origin;
-	policy: UrlPolicy;
+	/** The URL policy and the sealing secrets (the server's webhook configuration). */
+	config: UrlPolicy & Pick<WebhookConfig, 'sealingSecrets'>;
 }): Promise<CreatedEndpoint> {
-	const { url } = await checkWebhookUrl(input.url, input.policy);
+	const { url } = await checkWebhookUrl(input.url, input.config);
 	const events = input.events.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(input.events)];
 	const secret = SECRET_PREFIX + randomBase62(32);
+	// Stored sealed, bound to the endpoint's id (webhooks/secrets.ts): never in the clear.
+	const id = newId('whe');
+	const sealed = sealSecret(input.config, id, secret);
 	const origin = input.origin ?? {};
 	const endpoint = await writeTransaction(sequelizeOf(), async (transaction) => {
 		const owner = await ApiKey.findOne({
@@ -72,11 +78,12 @@ export async function createEndpoint(input: {
 		if (count >= MAX_ENDPOINTS) throw new TooManyEndpointsError();
 		const created = await WebhookEndpoint.create(
 			{
+				id,
 				organizationId: input.organizationId,
 				url: url.href,
 				events: events.join(' '),
 				description: input.description ?? null,
-				secret,
+				secret: sealed,
 				apiKeyId: input.apiKeyId,
 				createdBy: input.actor.kind === 'cli' ? 'cli' : input.actor.id,
 				createdIp: origin.ip ?? null,

@@ -13,7 +13,8 @@ import { ownerScopes } from './service';
 import { DISABLE_AFTER_MS, nextAttemptAfter } from './schedule';
 import { send, type SendResult } from './send';
 import { signatureHeader } from './signature';
-import { checkWebhookUrl, WebhookUrlError } from './url-policy';
+import { checkWebhookUrl, WebhookUrlError, type DeliveryTarget } from './url-policy';
+import { openSecret } from './secrets';
 import { onWake } from './wake';
 
 /**
@@ -265,20 +266,7 @@ export class DeliveryWorker {
 			const target = await checkWebhookUrl(endpoint.url, this.config);
 			// Too close to the lease's end to finish within it: leave the attempt to the next claim.
 			if (Date.now() + this.config.timeoutMs + 1_000 > leaseUntil.getTime()) return;
-			// The same bytes the feed serves for this event.
-			const body = eventJson(event);
-			result = await send(
-				target,
-				{
-					'Content-Type': 'application/json',
-					'User-Agent': 'LMS-Webhooks/1',
-					'LMS-Event-Id': event.id,
-					'LMS-Event-Type': event.type,
-					'LMS-Signature': signatureHeader(endpoint.secret, body),
-				},
-				body,
-				this.config.timeoutMs,
-			);
+			result = await this.sendSigned(target, endpoint, event);
 		} catch (err) {
 			if (!(err instanceof WebhookUrlError)) throw err;
 			result = { error: err.message };
@@ -305,6 +293,31 @@ export class DeliveryWorker {
 		this.logger.warn(
 			{ delivery: row.id, endpoint: endpoint.id, event: row.event_id, attempt: row.attempts, status: result.status, error: result.error },
 			next ? 'webhook delivery failed; will retry' : 'webhook delivery failed for good',
+		);
+	}
+
+	/** Posts the event, signed with the endpoint's secret, opened from its seal for this send only. */
+	private sendSigned(target: DeliveryTarget, endpoint: WebhookEndpoint, event: EventRow): Promise<SendResult> {
+		let secret: string;
+		try {
+			secret = openSecret(this.config, endpoint);
+		} catch {
+			// Sealed under a SEALING_SECRET this server was not given: retried like any failure.
+			return Promise.resolve({ error: 'the signing secret cannot be opened: SEALING_SECRET changed (see docs/webhooks.md)' });
+		}
+		// The same bytes the feed serves for this event.
+		const body = eventJson(event);
+		return send(
+			target,
+			{
+				'Content-Type': 'application/json',
+				'User-Agent': 'LMS-Webhooks/1',
+				'LMS-Event-Id': event.id,
+				'LMS-Event-Type': event.type,
+				'LMS-Signature': signatureHeader(secret, body),
+			},
+			body,
+			this.config.timeoutMs,
 		);
 	}
 
