@@ -28,6 +28,10 @@ export interface Config {
 	/** Events are kept at least this many days (SPEC §11), then removed. */
 	eventRetentionDays: number;
 	webhooks: WebhookConfig;
+	/** METRICS_TOKEN: GET /metrics on the server's port answers only with it as a Bearer token (SPEC §19). */
+	metricsToken: string | undefined;
+	/** METRICS_PORT: /metrics on a port of its own, bound to loopback, without a token. */
+	metricsPort: number | undefined;
 }
 
 export interface WebhookConfig {
@@ -82,6 +86,8 @@ interface Environment {
 	WEBHOOK_TIMEOUT_MS: number;
 	WEBHOOK_POLL_MS: number;
 	EVENT_RETENTION_DAYS: number;
+	METRICS_TOKEN?: string;
+	METRICS_PORT?: number;
 }
 
 const schema = Joi.object<Environment>({
@@ -126,6 +132,13 @@ const schema = Joi.object<Environment>({
 	WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).max(3_600_000).default(60_000),
 	WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(10_000).default(10_000),
 	WEBHOOK_POLL_MS: Joi.number().integer().min(20).max(60_000).default(1_000),
+	// A scraper's secret: long enough that guessing it is not an option.
+	METRICS_TOKEN: Joi.string()
+		.pattern(/^[\x21-\x7e]{16,200}$/)
+		.message('must be 16 to 200 printable characters without spaces (e.g. openssl rand -hex 32)')
+		.empty('')
+		.optional(),
+	METRICS_PORT: Joi.number().integer().min(1).max(65535).empty('').optional(),
 	EVENT_RETENTION_DAYS: Joi.number()
 		.integer()
 		.min(1)
@@ -191,6 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		sessionSecret: value.SESSION_SECRET ?? randomBytes(32).toString('hex'),
 		production,
 		eventRetentionDays: value.EVENT_RETENTION_DAYS,
+		metricsToken: value.METRICS_TOKEN,
+		metricsPort: value.METRICS_PORT,
 		webhooks: {
 			allowPrivate: value.WEBHOOK_ALLOW_PRIVATE === 'true',
 			allowedHosts: allowedHostsOf(value.WEBHOOK_ALLOWED_HOSTS),

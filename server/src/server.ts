@@ -11,6 +11,7 @@ import { connect, migrate as applyMigrations } from './db';
 import { schedulePruning } from './events/retention';
 import { createApp } from './http/app';
 import { createLogger } from './http/logging';
+import { listenForMetrics } from './http/metrics';
 import { waitForLimitStore } from './http/rate-limit-store';
 import { sealWebhookSecrets } from './webhooks/secrets';
 import { DeliveryWorker } from './webhooks/worker';
@@ -113,6 +114,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 		});
 	});
 	const port = (server.address() as AddressInfo).port;
+	const metricsServer = config.metricsPort === undefined ? undefined : await listenForMetrics(config.metricsPort).catch(async (err: unknown) => {
+		server.close();
+		await limitStore?.close();
+		await sequelize.close();
+		throw err;
+	});
+	if (metricsServer) logger.info({ port: config.metricsPort }, `metrics on http://127.0.0.1:${config.metricsPort}/metrics`);
 	// Every instance prunes; the work is idempotent, so several at once only repeat a cheap query.
 	const pruning = schedulePruning(config.eventRetentionDays, (err) => logger.error({ err }, 'event retention pruning failed'));
 	warnOfOpenWebhooks(config, logger);
@@ -129,6 +137,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 			server.closeIdleConnections();
 			const sweep = setInterval(() => server.closeIdleConnections(), 50);
 			const cutOff = setTimeout(() => server.closeAllConnections(), options.drainTimeoutMs ?? 10_000);
+			metricsServer?.closeAllConnections();
+			metricsServer?.close();
 			await drained;
 			clearInterval(sweep);
 			clearTimeout(cutOff);

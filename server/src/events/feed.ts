@@ -27,13 +27,15 @@ import type { EventType } from './types';
  *   committed transactions only, so whatever it sees is already a prefix. No bound is needed.
  */
 
+/** PostgreSQL: every id below this is served (see above). xip holds 64-bit xids (epoch << 32 | xid); backend_xid is the 32-bit xid. */
+const POSTGRES_BOUND = `(SELECT 'evt_' || lpad(to_hex(COALESCE(MIN(running::text::bigint), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)), 16, '0')
+	FROM pg_snapshot_xip(pg_current_snapshot()) AS running
+	WHERE NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(NULL) AS backend
+		WHERE backend.backend_xid::text::bigint = running::text::bigint % 4294967296
+			AND backend.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`;
+
 const VISIBLE: Record<'postgres' | 'sqlite', string> = {
-	// xip holds 64-bit xids (epoch << 32 | xid); backend_xid is the 32-bit xid.
-	postgres: `AND id < (SELECT 'evt_' || lpad(to_hex(COALESCE(MIN(running::text::bigint), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)), 16, '0')
-		FROM pg_snapshot_xip(pg_current_snapshot()) AS running
-		WHERE NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(NULL) AS backend
-			WHERE backend.backend_xid::text::bigint = running::text::bigint % 4294967296
-				AND backend.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`,
+	postgres: `AND id < ${POSTGRES_BOUND}`,
 	sqlite: '',
 };
 
@@ -123,6 +125,19 @@ export async function feedHead(organizationId: string, types?: readonly EventTyp
 		: newest('');
 	const [row] = await processReads().rows<{ head: string | null }>(statement(sql), [organizationId, ...(types ?? [])]);
 	return row?.head ?? null;
+}
+
+/**
+ * When the oldest event that is stored but not served yet was written, or null when the feed
+ * serves everything (always, on SQLite): what the feed's lag is measured from (/metrics).
+ */
+export async function oldestUnserved(): Promise<Date | null> {
+	if (processDatabase().getDialect() !== 'postgres') return null;
+	const [row] = await processReads().rows<{ oldest: Date | null }>(
+		statement(`SELECT MIN(created_at) AS oldest FROM events WHERE id >= ${POSTGRES_BOUND}`, ['oldest']),
+		[],
+	);
+	return toDate(row?.oldest ?? null);
 }
 
 /** One served event of the organization, or undefined. */

@@ -9,6 +9,7 @@ import type { AppDeps } from './deps';
 import { errorHandler, notFoundHandler } from './errors';
 import { healthRoutes } from './health';
 import { httpLogger } from './logging';
+import { countRequests, metricsRoute } from './metrics';
 import { createRateLimiter } from './rate-limit';
 import { createLimitStore, type LimitStore } from './rate-limit-store';
 import { requestId } from './request-id';
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 
 	app.use(requestId);
 	app.use(httpLogger(logger));
+	app.use(countRequests);
 	// JSON needs no sources at all. Answers here are never documents, so they carry the headers
 	// that matter for any response (OWASP's list for REST services, and CORP); the headers that
 	// only steer a browser rendering a document (opener, referrer, prefetch, origin cluster, IE's
@@ -68,6 +70,8 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 		}),
 	);
 	healthRoutes(app, processDatabase(), limitStore);
+	// Before the limiter: a scraper's visits never use up anybody's requests.
+	app.use(metricsRoute(config.metricsToken));
 	app.use(createRateLimiter(config, limitStore, logger));
 	// The API first: its requests are the many, and the settings router has layers to pass.
 	mountApi(app, deps);

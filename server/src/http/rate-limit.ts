@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../config';
 import { problems } from '../common/problem';
+import { throttled } from '../metrics/registry';
 import type { LimitStore } from './rate-limit-store';
 
 /** How the policy names its window, as express-rate-limit names it: `100-in-1min`. */
@@ -77,7 +78,10 @@ export function createRateLimiter(
 		if (resetTime) res.setHeader('X-RateLimit-Reset', String(Math.ceil(resetTime.getTime() / 1000)));
 		res.setHeader('RateLimit', `${name}; r=${remaining}; t=${resetSeconds}`);
 		res.setHeader('RateLimit-Policy', `${name}; q=${limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
-		if (totalHits > limit) throw problems.rateLimited(Math.max(1, resetSeconds));
+		if (totalHits > limit) {
+			throttled.inc({ limit: 'api' });
+			throw problems.rateLimited(Math.max(1, resetSeconds));
+		}
 		next();
 	};
 }

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { Op } from 'sequelize';
 
+import { throttled } from '../metrics/registry';
 import { DEVICE_COOKIE, DEVICE_COOKIE_DAYS, type DeviceCookies } from '../sign-in/device-cookie';
 import { attemptedEmail, beginSignIn, couldBeAccount, finishSignIn, printable, SignInThrottled } from '../sign-in/throttle';
 import { User } from '../users/model';
@@ -56,6 +57,7 @@ export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 			attempt = await beginSignIn(email, { ip: req.ip ?? 'unknown', userAgent: req.get('user-agent'), device });
 		} catch (err) {
 			if (!(err instanceof SignInThrottled)) throw err;
+			throttled.inc({ limit: 'sign_in' });
 			res.setHeader('Retry-After', String(err.retryAfterSeconds));
 			return views.render(req, res, 'login.njk', { next, email: shownEmail, error: err.message }, 429);
 		}

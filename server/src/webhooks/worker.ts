@@ -7,6 +7,7 @@ import type { WebhookConfig } from '../config';
 import { writeTransaction } from '../db/write-transaction';
 import { storedDate } from '../events/record';
 import { eventJson, type EventRow } from '../events/feed';
+import { webhookDeliveries } from '../metrics/registry';
 import { deliverable } from './event-types';
 import { WebhookDelivery, WebhookEndpoint } from './model';
 import { ownerScopes } from './service';
@@ -331,6 +332,8 @@ export class DeliveryWorker {
 		await this.write((transaction) =>
 			WebhookDelivery.update({ ...changes, leaseUntil: null, leaseToken: null }, { where: { id: row.id, leaseToken: token }, transaction }),
 		);
+		// Counted once it is recorded, so a scrape never sees the outcome before the row says it.
+		webhookDeliveries.inc({ outcome: changes.status === 'delivered' ? 'delivered' : changes.status === 'failed' ? 'failed' : 'retrying' });
 	}
 
 	/** Starts (or continues) the endpoint's run of failures; after three days of it, disables it. */

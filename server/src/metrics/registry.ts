@@ -1,0 +1,114 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+import { processDatabase } from '../db';
+import { toDate } from '../db/reads';
+import { oldestUnserved } from '../events/feed';
+
+/**
+ * What GET /metrics shows (SPEC §19), one registry per process. Counters are counted where the
+ * thing happens (http/metrics.ts, the limiters, the webhook worker); gauges that describe the
+ * database are read when Prometheus scrapes, so an idle server does no work for them.
+ * Labels never name a caller, a key or an address: route patterns, statuses and outcomes only,
+ * a bounded set. docs/operating.md lists the alerts to set on them.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'lms_process_' });
+
+export const httpRequests = new Counter({
+	name: 'lms_http_requests_total',
+	help: 'HTTP requests answered, by method, route pattern ("none": no route matched, e.g. refused by the per-IP limit or not found) and status.',
+	labelNames: ['method', 'route', 'status'] as const,
+	registers: [registry],
+});
+
+export const httpDuration = new Histogram({
+	name: 'lms_http_request_duration_seconds',
+	help: 'Time from a request arriving to its answer being sent, by method, route pattern and status.',
+	labelNames: ['method', 'route', 'status'] as const,
+	buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+	registers: [registry],
+});
+
+export const throttled = new Counter({
+	name: 'lms_throttled_requests_total',
+	help: 'Requests refused by a limit: "api" (the per-IP request limit, 429) or "sign_in" (the sign-in throttle, 429).',
+	labelNames: ['limit'] as const,
+	registers: [registry],
+});
+
+export const webhookDeliveries = new Counter({
+	name: 'lms_webhook_deliveries_total',
+	help: 'Webhook delivery attempts by outcome: "delivered" (2xx), "retrying" (failed, another attempt is scheduled), "failed" (given up, or not sendable any more).',
+	labelNames: ['outcome'] as const,
+	registers: [registry],
+});
+
+/** The pending deliveries and the oldest due one, read once per scrape for both gauges. */
+async function pendingDeliveries(): Promise<{ pending: number; oldestDue: Date | null }> {
+	const [row] = await processDatabase().query<{ pending: number | string; oldest: Date | string | null }>(
+		"SELECT COUNT(*) AS pending, MIN(next_attempt_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'",
+		{ type: 'SELECT' as never },
+	);
+	return { pending: Number(row?.pending ?? 0), oldestDue: toDate(row?.oldest ?? null) };
+}
+
+const secondsSince = (date: Date | null) => (date ? Math.max(0, (Date.now() - date.getTime()) / 1000) : 0);
+
+new Gauge({
+	name: 'lms_webhook_deliveries_pending',
+	help: 'Webhook deliveries waiting for a first attempt or a retry.',
+	registers: [registry],
+	async collect() {
+		this.set((await pendingDeliveries()).pending);
+	},
+});
+
+new Gauge({
+	name: 'lms_webhook_oldest_due_seconds',
+	help: 'How long the longest-waiting due delivery has been due (0 when none is): deliveries falling behind.',
+	registers: [registry],
+	async collect() {
+		const { oldestDue } = await pendingDeliveries();
+		this.set(oldestDue && oldestDue.getTime() < Date.now() ? secondsSince(oldestDue) : 0);
+	},
+});
+
+new Gauge({
+	name: 'lms_event_feed_lag_seconds',
+	help: 'Age of the oldest stored event the feed does not serve yet (held back behind an open write transaction of this database; 0 when the feed serves everything).',
+	registers: [registry],
+	async collect() {
+		this.set(secondsSince(await oldestUnserved()));
+	},
+});
+
+/** Sequelize's pool, where the dialect has one (PostgreSQL); SQLite has one connection and no pool. */
+interface PoolStats {
+	using?: number;
+	available?: number;
+	waiting?: number;
+	maxSize?: number;
+}
+const poolOf = () => (processDatabase().connectionManager as unknown as { pool?: PoolStats }).pool ?? {};
+
+new Gauge({
+	name: 'lms_db_pool_connections',
+	help: 'Database connections of the write pool, by state ("in_use", "idle"); "max" is DATABASE_POOL_MAX.',
+	labelNames: ['state'] as const,
+	registers: [registry],
+	collect() {
+		const pool = poolOf();
+		this.set({ state: 'in_use' }, pool.using ?? 0);
+		this.set({ state: 'idle' }, pool.available ?? 0);
+		this.set({ state: 'max' }, pool.maxSize ?? 1);
+	},
+});
+
+new Gauge({
+	name: 'lms_db_pool_waiting',
+	help: 'Requests waiting for a database connection of the write pool.',
+	registers: [registry],
+	collect() {
+		this.set(poolOf().waiting ?? 0);
+	},
+});
