@@ -1,8 +1,10 @@
 /**
- * Lookups (SPEC §13): `GET /api/v1/users?search=…` on one organization of 1,000,000 users, on
- * SQLite and on PostgreSQL. Target: a search answers within 50 ms (p50), as a client sees it
+ * Lookups (SPEC §13, §16): `GET /api/v1/users?search=…`, and the identity providers' lookups by
+ * external id and e-mail, on one organization of 1,000,000 users, on SQLite and on PostgreSQL.
+ * Targets: a search answers within 50 ms (p50), a lookup by external id within 10 ms (issue 24), as a client sees it
  * (one request at a time, keep-alive); page 1 of the unfiltered list, measured in the same run,
- * is the baseline. Bulk-loaded users are "Bench User <i>" / user<i>@bench.example, and the
+ * is the baseline. Bulk-loaded users are "Bench User <i>" / user<i>@bench.example / EMP-<i>
+ * (every tenth deactivated), and the
  * search index is filled as the model hook fills it (bench/bulk-load.ts).
  */
 import { loadPostgres, loadSqlite } from './bulk-load';
@@ -16,16 +18,22 @@ const REQUESTS_PER_RUN = 5;
 interface Probe {
 	name: string;
 	path: string;
-	/** Searches are held to the target; the baseline is not. */
-	search: boolean;
+	/** The p50 it is held to; the baseline and the status list are not held to one. */
+	target?: number;
 }
 
+const LOOKUP_TARGET_MS = 10;
+
 const PROBES: Probe[] = [
-	{ name: 'users page 1 (no search, baseline)', path: '/api/v1/users?per_page=50', search: false },
-	{ name: 'search=user12345 (e-mail prefix, 11 match)', path: '/api/v1/users?search=user12345', search: true },
-	{ name: 'search=4242 (a later name word, 111 match)', path: '/api/v1/users?search=4242', search: true },
-	{ name: 'search=42&role=student (11,111 match)', path: '/api/v1/users?search=42&role=student', search: true },
-	{ name: 'search=zzz (no match)', path: '/api/v1/users?search=zzz', search: true },
+	{ name: 'users page 1 (no search, baseline)', path: '/api/v1/users?per_page=50' },
+	{ name: 'search=user12345 (e-mail prefix, 11 match)', path: '/api/v1/users?search=user12345', target: TARGET_MS },
+	{ name: 'search=4242 (a later name word, 111 match)', path: '/api/v1/users?search=4242', target: TARGET_MS },
+	{ name: 'search=42&role=student (11,111 match)', path: '/api/v1/users?search=42&role=student', target: TARGET_MS },
+	{ name: 'search=zzz (no match)', path: '/api/v1/users?search=zzz', target: TARGET_MS },
+	{ name: 'external_id=EMP-777777 (1 match)', path: '/api/v1/users?external_id=EMP-777777', target: LOOKUP_TARGET_MS },
+	{ name: 'external_id=EMP-none (no match)', path: '/api/v1/users?external_id=EMP-none', target: LOOKUP_TARGET_MS },
+	{ name: 'email=user777777@bench.example (1 match)', path: '/api/v1/users?email=user777777@bench.example', target: LOOKUP_TARGET_MS },
+	{ name: 'status=deactivated (100,000 match, counted)', path: '/api/v1/users?status=deactivated' },
 ];
 
 async function timeRequest(url: string, key: string): Promise<number> {
@@ -93,7 +101,7 @@ async function postgresRun(): Promise<Map<string, number>> {
 
 export async function searchBench(): Promise<void> {
 	heading(`Search: ${USERS.toLocaleString('en-US')} users in one organization`);
-	console.log(`p50 of ${REQUESTS_PER_RUN} sequential requests, median of ${RUNS} runs; target: a search within ${TARGET_MS} ms\n`);
+	console.log(`p50 of ${REQUESTS_PER_RUN} sequential requests, median of ${RUNS} runs; targets: a search within ${TARGET_MS} ms, a lookup within ${LOOKUP_TARGET_MS} ms\n`);
 	const dialects: Array<[string, () => Promise<Map<string, number>>]> = [
 		['SQLite', sqliteRun],
 		['PostgreSQL', postgresRun],
@@ -110,10 +118,10 @@ export async function searchBench(): Promise<void> {
 		probe.name,
 		...results.flatMap(([, values]) => {
 			const value = values.get(probe.name)!;
-			const verdict = probe.search ? (value <= TARGET_MS ? 'met' : 'missed') : '';
+			const verdict = probe.target === undefined ? '' : value <= probe.target ? `met (≤ ${probe.target})` : `missed (> ${probe.target})`;
 			return [fmt.ms(value), `${(value / values.get(baseline)!).toFixed(2)}×`, verdict];
 		}),
 	]);
 	console.log('');
-	console.log(table(['request', ...results.flatMap(([d]) => [`${d} p50 ms`, `${d} vs page 1`, `≤ ${TARGET_MS} ms`])], rows));
+	console.log(table(['request', ...results.flatMap(([d]) => [`${d} p50 ms`, `${d} vs page 1`, 'target'])], rows));
 }

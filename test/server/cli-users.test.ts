@@ -2,6 +2,7 @@ import { User } from '../../server/src/users/model';
 import { verifyPassword } from '../../server/src/users/password';
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 
 describe('lms-server users create', () => {
 	let server: TestServer;
@@ -133,13 +134,13 @@ describe('lms-server users update | deactivate | reactivate', () => {
 		expect(reactivated).toMatchObject({ id: user.id, status: 'active', deactivated_at: null });
 		expect((await api(`/api/v1/enrollments/${enrollment.id}`)).body.status).toBe('withdrawn');
 
-		// On PostgreSQL the feed serves an event once no older transaction is open anywhere: wait for all four.
-		const deadline = Date.now() + 10_000;
-		let events: Array<{ type: string; data: { object: { id: string }; previous_attributes?: object } }> = [];
-		while (events.length < 4 && Date.now() < deadline) {
-			events = (await api('/api/v1/events?type=user.*&limit=100')).body.data.filter((e: { data: { object: { id: string } } }) => e.data.object.id === user.id);
-			if (events.length < 4) await new Promise((resolve) => setTimeout(resolve, 50));
-		}
+		// On PostgreSQL the feed serves an event once no older transaction of the database is open: wait for all four.
+		type Served = { type: string; data: { object: { id: string }; previous_attributes?: object } };
+		const mine = async () => ((await api('/api/v1/events?type=user.*&limit=100')).body.data as Served[]).filter((e) => e.data.object.id === user.id);
+		const events = await waitUntil(async () => {
+			const served = await mine();
+			return served.length >= 4 && served;
+		}, { what: 'the four user events in the feed' });
 		expect(events.map((e) => e.type)).toEqual(['user.created', 'user.updated', 'user.deactivated', 'user.reactivated']);
 		expect(events[1].data.previous_attributes).toEqual({ name: 'Hr Sync', external_id: 'EMP-7' });
 	});
