@@ -2,6 +2,9 @@ import { createKey } from '../../server/src/api-keys/service';
 import { processDatabase } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
+import { Client } from 'pg';
+
+import { testDialect } from '../helpers/database';
 import { freePort } from '../helpers/ports';
 import { startReceiver } from '../helpers/receiver';
 import type { TestServer } from '../helpers/server';
@@ -79,6 +82,42 @@ describe('with METRICS_TOKEN', () => {
 		// Nothing identifies a caller: no key, no address.
 		expect(text).not.toContain(world.keys.all);
 		expect(text).not.toContain('127.0.0.1');
+	});
+});
+
+describe('with METRICS_TOKEN, on PostgreSQL', () => {
+	let server: TestServer;
+	let world: World;
+	beforeAll(async () => {
+		({ server, world } = await startApiServer({ ...NO_LIMIT, METRICS_TOKEN: TOKEN }));
+	});
+	afterAll(() => server.stop());
+
+	const lag = async () => {
+		const text = await (await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+		return sample(text, 'lms_event_feed_lag_seconds')!;
+	};
+
+	(testDialect() === 'postgres' ? test : test.skip)('the feed lag grows while a write transaction of this database holds events back, and falls to 0 when it ends', async () => {
+		const held = new Client({ connectionString: server.databaseUrl });
+		await held.connect();
+		try {
+			await held.query('BEGIN');
+			await held.query('SELECT pg_current_xact_id()');
+			// Committed after the held transaction began: stored, not served until it ends.
+			await writeTransaction(processDatabase(), (transaction) => recordEvent(transaction, { organizationId: world.acme.id, type: 'user.created', object: { id: 'usr_lag' } }));
+			for (const deadline = Date.now() + 10_000; (await lag()) <= 0.2; ) {
+				if (Date.now() > deadline) throw new Error('the lag never rose');
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+			await held.query('COMMIT');
+			for (const deadline = Date.now() + 10_000; (await lag()) !== 0; ) {
+				if (Date.now() > deadline) throw new Error('the lag never fell back to 0');
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+		} finally {
+			await held.end();
+		}
 	});
 });
 
