@@ -95,6 +95,28 @@ test('a change is posted, signed, with the event as the feed shows it', async ()
 	expect(v1).toBe(createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex'));
 });
 
+test('user events (SPEC §16) are delivered like the others: user.updated with data.previous_attributes, then user.deactivated', async () => {
+	await subscribe(['user.updated', 'user.deactivated']);
+	const created = await call(server, '/api/v1/users', { method: 'POST', key: world.keys.all, body: { name: 'Leaver Hook', email: 'leaver.hook@acme.example' } });
+	expect(created.status).toBe(201);
+	const patch = (body: object) => call(server, `/api/v1/users/${created.body.id}`, { method: 'PATCH', key: world.keys.all, body });
+	expect((await patch({ name: 'Leaver Renamed' })).status).toBe(200);
+	const deactivated = await patch({ status: 'deactivated' });
+	// Sends run side by side: the two may arrive in either order.
+	const requests = await receiver.waitFor(2);
+	const events = requests.map((r) => JSON.parse(r.body));
+	expect(requests.map((r) => r.headers['lms-event-type']).sort()).toEqual(['user.deactivated', 'user.updated']);
+	const updated = events.find((e) => e.type === 'user.updated');
+	const gone = events.find((e) => e.type === 'user.deactivated');
+	expect(updated.data).toEqual({ object: expect.objectContaining({ id: created.body.id, name: 'Leaver Renamed' }), previous_attributes: { name: 'Leaver Hook' } });
+	expect(gone.data).toEqual({ object: deactivated.body });
+	const fromFeed = await waitUntil(async () => {
+		const reply = await call(server, `/api/v1/events/${updated.id}`, { key: world.keys.all });
+		return reply.status === 200 && reply;
+	}, { what: 'the user.updated event in the feed' });
+	expect(fromFeed.body).toEqual(updated);
+});
+
 test('only subscribed types are sent; "*" gets everything', async () => {
 	const { id } = await subscribe(['enrollment.completed']);
 	const all = await startReceiver();
