@@ -1,11 +1,12 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search
+ *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search  report
  */
 import { apiOverhead } from './api-overhead';
 import { eventsBench } from './events';
 import { machineInfo } from './lib';
 import { memory } from './memory';
+import { reportBench } from './report';
 import { returnAllBench } from './return-all';
 import { scale } from './scale';
 import { searchBench } from './search';
@@ -23,6 +24,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	'webhook-fairness': webhookFairnessBench,
 	'sign-in-storm': signInStorm,
 	search: searchBench,
+	report: reportBench,
 };
 
 async function main(): Promise<void> {

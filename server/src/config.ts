@@ -27,6 +27,8 @@ export interface Config {
 	production: boolean;
 	/** Events are kept at least this many days (SPEC §11), then removed. */
 	eventRetentionDays: number;
+	/** How often each instance looks for deadlines that have passed (SPEC §17: told within a minute). */
+	overdueSweepMs: number;
 	webhooks: WebhookConfig;
 	/** METRICS_TOKEN: GET /metrics on the server's port answers only with it as a Bearer token (SPEC §19). */
 	metricsToken: string | undefined;
@@ -88,6 +90,7 @@ interface Environment {
 	EVENT_RETENTION_DAYS: number;
 	METRICS_TOKEN?: string;
 	METRICS_PORT?: number;
+	OVERDUE_SWEEP_MS: number;
 }
 
 const schema = Joi.object<Environment>({
@@ -146,6 +149,8 @@ const schema = Joi.object<Environment>({
 		.empty('')
 		.default(30)
 		.messages(Object.fromEntries(['number.base', 'number.integer', 'number.min', 'number.max', 'number.unsafe', 'number.infinity'].map((k) => [k, 'must be a whole number of days from 1 to 36500 (default 30)']))),
+	// Tests shorten it to see enrollment.overdue in seconds; a minute is the most SPEC §17 allows.
+	OVERDUE_SWEEP_MS: Joi.number().integer().min(50).max(60_000).empty('').default(15_000),
 }).unknown(true);
 
 /**
@@ -206,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		eventRetentionDays: value.EVENT_RETENTION_DAYS,
 		metricsToken: value.METRICS_TOKEN,
 		metricsPort: value.METRICS_PORT,
+		overdueSweepMs: value.OVERDUE_SWEEP_MS,
 		webhooks: {
 			allowPrivate: value.WEBHOOK_ALLOW_PRIVATE === 'true',
 			allowedHosts: allowedHostsOf(value.WEBHOOK_ALLOWED_HOSTS),

@@ -8,6 +8,7 @@ import type { Sequelize } from 'sequelize';
 
 import type { Config } from './config';
 import { connect, migrate as applyMigrations } from './db';
+import { scheduleOverdueSweep } from './enrollments/overdue-sweep';
 import { schedulePruning } from './events/retention';
 import { createApp } from './http/app';
 import { createLogger } from './http/logging';
@@ -127,6 +128,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 	// Every instance sends webhooks; leases keep them from sending the same attempt twice.
 	const deliveries = new DeliveryWorker(sequelize, config.webhooks, logger);
 	deliveries.start();
+	// Every instance sweeps passed deadlines; each enrollment.overdue is claimed in the database, so it is told once.
+	const overdue = scheduleOverdueSweep(config.overdueSweepMs, (err) => logger.error({ err }, 'overdue sweep failed'));
 
 	let closing: Promise<void> | undefined;
 	const close = () => {
@@ -143,6 +146,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 			clearInterval(sweep);
 			clearTimeout(cutOff);
 			await pruning.stop();
+			await overdue.stop();
 			await deliveries.stop();
 			await limitStore?.close();
 			await sequelize.close();

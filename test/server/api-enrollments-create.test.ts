@@ -24,6 +24,8 @@ describe('201 Created', () => {
 			progress_percent: 0,
 			enrolled_at: expect.stringMatching(/Z$/),
 			completed_at: null,
+			due_at: null,
+			overdue: false,
 			created_at: expect.any(String),
 			updated_at: expect.any(String),
 		});

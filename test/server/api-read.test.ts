@@ -212,6 +212,8 @@ describe('GET /api/v1/enrollments', () => {
 			progress_percent: 100,
 			enrolled_at: '2024-01-01T00:00:20.000Z',
 			completed_at: '2024-01-01T00:02:00.000Z',
+			due_at: null,
+			overdue: false,
 			created_at: '2024-01-01T00:00:20.000Z',
 			updated_at: expect.stringMatching(ISO_MS),
 		});

@@ -11,6 +11,7 @@ import { claimKey } from '../../server/src/idempotency/keys';
 import { pruneEvents } from '../../server/src/events/retention';
 import { eventRoutes } from '../../server/src/events/routes';
 import { openApiRoutes } from '../../server/src/openapi/route';
+import { reportRoutes } from '../../server/src/reports/routes';
 import { userRoutes } from '../../server/src/users/routes';
 import { loadConfig } from '../../server/src/config';
 import { webhookRoutes } from '../../server/src/webhooks/routes';
@@ -96,7 +97,7 @@ test('the document is OpenAPI 3.1 with bearer security, served without a key', (
 
 test('every route of the app is documented, with its methods, and nothing else is', () => {
 	const fromApp = new Set<string>();
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, hookRoutes, apiKeyRoutes, openApiRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, reportRoutes, hookRoutes, apiKeyRoutes, openApiRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const method of Object.keys(operations)) fromApp.add(`${method} /api/v1${path.replace(/:(\w+)/g, '{$1}')}`);
 		}
@@ -109,7 +110,7 @@ test('every route of the app is documented, with its methods, and nothing else i
 });
 
 test('each operation documents the scope the app enforces', () => {
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, hookRoutes, apiKeyRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, reportRoutes, hookRoutes, apiKeyRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const [method, operation] of Object.entries(operations)) {
 				const documented = doc.paths[`/api/v1${path.replace(/:(\w+)/g, '{$1}')}`][method];
@@ -137,6 +138,7 @@ describe('successful responses match the document', () => {
 		['/api/v1/webhook_endpoints', '/api/v1/webhook_endpoints'],
 		['/api/v1/key', '/api/v1/key'],
 		['/api/v1/events/head', '/api/v1/events/head'],
+		['/api/v1/reports/course_completion', '/api/v1/reports/course_completion'],
 	])('GET %s (%s)', async (template, path) => {
 		expect((await check('GET', template, path, { key: world.keys.all })).status).toBe(200);
 	});
@@ -164,6 +166,9 @@ describe('successful responses match the document', () => {
 			expires_before: '2030-01-01T00:00:00Z',
 			expires_after: '2024-01-01T00:00:00Z',
 			external_id: 'EMP-1',
+			due_before: '2030-01-01T00:00:00Z',
+			due_after: '2024-01-01T00:00:00Z',
+			overdue: 'true',
 		};
 		// One change, so that the feed has an event to name in after.
 		const enrolled = { student_id: world.users.erin.id, course_id: world.courses.advanced.id };

@@ -116,6 +116,23 @@ describe('lms-server seed --demo', () => {
 		expect(enrollments.every((e) => studentIds.has(e.studentId))).toBe(true);
 	});
 
+	it('acme: deadlines a newcomer sees at once: some active enrollments overdue, some due within a week, some later, some none; told as history', async () => {
+		const organizationId = orgId('acme');
+		const enrollments = await Enrollment.findAll({ where: { organizationId } });
+		const now = Date.now();
+		const active = enrollments.filter((e) => e.status === 'active');
+		const overdue = active.filter((e) => e.dueAt !== null && e.dueAt.getTime() <= now);
+		const soon = active.filter((e) => e.dueAt !== null && e.dueAt.getTime() > now && e.dueAt.getTime() < now + 7 * 86_400_000);
+		const later = active.filter((e) => e.dueAt !== null && e.dueAt.getTime() > now + 14 * 86_400_000);
+		const none = active.filter((e) => e.dueAt === null);
+		for (const group of [overdue, soon, later, none]) expect(group.length).toBeGreaterThanOrEqual(10);
+		expect(enrollments.filter((e) => e.status !== 'active').every((e) => e.dueAt === null)).toBe(true);
+		// The seed writes history without events: a missed deadline counts as already told, so no
+		// server sweeps out a burst of enrollment.overdue for the demo's past.
+		expect(overdue.every((e) => e.overdueNotifiedAt?.getTime() === e.dueAt!.getTime())).toBe(true);
+		expect(active.filter((e) => !overdue.includes(e)).every((e) => e.overdueNotifiedAt === null)).toBe(true);
+	});
+
 	it('acme: at least 40 certificates, each for a completed enrollment of the same student and course', async () => {
 		const organizationId = orgId('acme');
 		const certificates = await Certificate.findAll({ where: { organizationId } });

@@ -12,6 +12,7 @@ import * as listCounts from './migrations/0009-list-counts';
 import * as listCountsPerStatement from './migrations/0010-list-counts-per-statement';
 import * as idempotencyKeys from './migrations/0012-idempotency-keys';
 import * as usersProvisioning from './migrations/0013-users-provisioning';
+import * as enrollmentDueDates from './migrations/0014-enrollment-due-dates';
 import * as webhookOwners from './migrations/0015-webhook-owners-and-sealed-secrets';
 import * as signInClientsAndDevices from './migrations/0017-sign-in-clients-and-devices';
 
@@ -33,6 +34,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0010-list-counts-per-statement', listCountsPerStatement],
 	['0012-idempotency-keys', idempotencyKeys],
 	['0013-users-provisioning', usersProvisioning],
+	['0014-enrollment-due-dates', enrollmentDueDates],
 	['0015-webhook-owners-and-sealed-secrets', webhookOwners],
 	['0017-sign-in-clients-and-devices', signInClientsAndDevices],
 ];

@@ -61,6 +61,16 @@ const reactivate: Action = async (org) => {
 
 const domainOf = (org: Organization) => `${org.slug}.test`;
 
+/**
+ * A new assignment's deadline: none, one a few minutes away (so enrollment.overdue shows up
+ * while you watch, unless the learner is quick), or one in the coming weeks.
+ */
+function newDeadline(): Date | null {
+	const choice = randomInt(3);
+	if (choice === 0) return null;
+	return new Date(Date.now() + (choice === 1 ? (2 + randomInt(4)) * 60_000 : (3 + randomInt(25)) * 86_400_000));
+}
+
 const newStudent: Action = async (org) => {
 	// A name from the demo's list, numbered so it never collides with earlier arrivals.
 	const person = peopleOf(domainOf(org), randomInt(1_600))();
@@ -68,8 +78,8 @@ const newStudent: Action = async (org) => {
 	const student = await createUser({ organization: org, email, name: person.name, role: 'student' });
 	const course = await randomPublishedCourse(org.id);
 	if (!course) return `${student.name} joined as a student`;
-	const enrollment = await enrollStudent(org.id, student.id, course.id);
-	return `${student.name} joined and enrolled in ${course.title} (${enrollment.id})`;
+	const enrollment = await enrollStudent(org.id, student.id, course.id, newDeadline());
+	return `${student.name} joined and enrolled in ${course.title} (${enrollment.id}${dueNote(enrollment.dueAt)})`;
 };
 
 const enrollSomeone: Action = async (org) => {
@@ -78,9 +88,11 @@ const enrollSomeone: Action = async (org) => {
 		randomPublishedCourse(org.id),
 	]);
 	if (!student || !course) return undefined;
-	const enrollment = await enrollStudent(org.id, student.id, course.id);
-	return `${student.name} enrolled in ${course.title} (${enrollment.id})`;
+	const enrollment = await enrollStudent(org.id, student.id, course.id, newDeadline());
+	return `${student.name} enrolled in ${course.title} (${enrollment.id}${dueNote(enrollment.dueAt)})`;
 };
+
+const dueNote = (dueAt: Date | null) => (dueAt === null ? '' : `, due ${dueAt.toISOString()}`);
 
 /** Weighted: progress is what mostly happens. */
 const ACTIONS: Action[] = [progress, progress, progress, progress, complete, withdraw, reactivate, newStudent, enrollSomeone];

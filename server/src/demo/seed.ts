@@ -158,7 +158,8 @@ async function seedOrganization(
 		.map((course, i) => ({ course, spec: spec.courses[i] }))
 		.filter(({ course }) => course.status === 'published');
 
-	const enrollments = published.length === 0 ? [] : buildEnrollments(spec, organization.id, studentRows, published);
+	const now = start + HISTORY_DAYS * DAY;
+	const enrollments = published.length === 0 ? [] : buildEnrollments(spec, organization.id, studentRows, published, now);
 	const enrollmentRows = await Enrollment.bulkCreate(enrollments, { transaction });
 	const specOf = new Map(published.map((p) => [p.course.id, p.spec]));
 	// Every completed enrollment earned its certificate on the day it was completed.
@@ -182,14 +183,29 @@ async function seedOrganization(
 }
 
 /**
+ * SPEC §17's deadlines on active enrollments, so a newcomer sees them at once: of every five, one
+ * overdue by 1 to 14 days, one due within the coming week, one due in 15 to 60 days, two with no
+ * deadline. `now` is the seed's moment.
+ */
+function deadlineOf(j: number, now: number): { dueAt: Date | null; overdueNotifiedAt: Date | null } {
+	const kind = (j * 3 + Math.floor(j / 10)) % 5;
+	const dueAt =
+		kind === 0 ? now - (1 + (j % 14)) * DAY : kind === 1 ? now + (1 + (j % 7)) * DAY - 5 * HOUR : kind === 2 ? now + (15 + (j % 46)) * DAY : null;
+	// The seed writes history without events: a deadline already missed counts as told.
+	return { dueAt: dueAt === null ? null : new Date(dueAt), overdueNotifiedAt: kind === 0 ? new Date(dueAt!) : null };
+}
+
+/**
  * Student i takes 1 + (i mod cycle) consecutive published courses; statuses follow
- * STATUS_CYCLE, with progress and dates that agree with the status.
+ * STATUS_CYCLE, with progress and dates that agree with the status; active ones may have a
+ * deadline (deadlineOf).
  */
 function buildEnrollments(
 	spec: DemoOrganization,
 	organizationId: string,
 	students: User[],
 	published: Array<{ course: Course }>,
+	now: number,
 ) {
 	const rows = [];
 	let j = 0;
@@ -211,6 +227,7 @@ function buildEnrollments(
 				progressPercent: progress,
 				enrolledAt,
 				completedAt,
+				...(status === 'active' ? deadlineOf(j, now) : { dueAt: null, overdueNotifiedAt: null }),
 				createdAt: enrolledAt,
 				updatedAt,
 			});

@@ -9,6 +9,7 @@ import type { EventType } from '../events/types';
 import { User } from '../users/model';
 import { userDeactivated } from './enroll';
 import { Enrollment, type EnrollmentStatus } from './model';
+import { recordOverdueIfOwed, sameInstant, setDueAt } from './overdue';
 import { serializeEnrollment } from './serialize';
 
 /** What a caller asks for: SPEC §10's `{ status?, progress_percent? }`. */
@@ -16,6 +17,8 @@ export interface EnrollmentChange {
 	/** `expired` only from the operator's console; the API refuses it before it gets here. */
 	status?: EnrollmentStatus;
 	progress?: number;
+	/** A new deadline; null clears it; undefined leaves it (SPEC §17). */
+	dueAt?: Date | null;
 }
 
 type Step = 'progress' | 'complete' | 'withdraw' | 'expire' | 'reactivate';
@@ -30,6 +33,7 @@ const EVENT_OF: Record<Step, EventType> = {
 
 /** The status the request leads to: progress 100 completes; other progress keeps the status. */
 function targetOf(from: EnrollmentStatus, { status, progress }: EnrollmentChange): EnrollmentStatus {
+	if (status === undefined && progress === undefined) return from;
 	if (status === 'completed' || (progress === 100 && status === undefined) || (progress === 100 && status === 'active')) {
 		return 'completed';
 	}
@@ -104,10 +108,16 @@ export async function changeEnrollment(organizationId: string | undefined, id: s
 export async function changeLocked(enrollment: Enrollment, change: EnrollmentChange, transaction: Transaction, now = new Date()): Promise<void> {
 	refuseContradictions(change);
 	const to = targetOf(enrollment.status, change);
+	const dueChanges = change.dueAt !== undefined && !sameInstant(change.dueAt, enrollment.dueAt);
+	if (dueChanges && (enrollment.status === 'completed' || to === 'completed')) throw dueOnCompleted(enrollment.status);
 	const step = stepOf(enrollment, to, change.progress);
-	if (step === undefined) return;
+	if (step === undefined && !dueChanges) return;
 	if (step === 'reactivate') await refuseDeactivatedStudent(enrollment.studentId, transaction);
-	await apply(enrollment, step, to, change.progress, transaction, now);
+	if (dueChanges) setDueAt(enrollment, change.dueAt!, now);
+	if (step === undefined) await enrollment.save({ transaction });
+	else await apply(enrollment, step, to, change.progress, transaction, now);
+	// A deadline already past, or an enrollment active again after it: overdue now, told now.
+	await recordOverdueIfOwed(enrollment, transaction, now);
 }
 
 /**
@@ -118,6 +128,20 @@ export async function changeLocked(enrollment: Enrollment, change: EnrollmentCha
 async function refuseDeactivatedStudent(studentId: string, transaction: Transaction): Promise<void> {
 	const student = await User.findOne({ where: { id: studentId }, attributes: ['id', 'status'], transaction, lock: transaction.LOCK.SHARE });
 	if (student?.status === 'deactivated') throw userDeactivated();
+}
+
+/**
+ * A completed enrollment's deadline is part of its record (was it done in time?): it cannot be
+ * set, moved or cleared, nor given with the request that completes it.
+ */
+function dueOnCompleted(from: EnrollmentStatus): RuleError {
+	return new RuleError(
+		'due_date_on_completed',
+		from === 'completed'
+			? 'The enrollment is completed, so its due_at can no longer change; leave due_at out.'
+			: 'An enrollment cannot be completed and given a due_at in one request; leave due_at out.',
+		{ field: 'due_at', status: from },
+	);
 }
 
 function enrollmentNotFound(id: string): RuleError {

@@ -1,21 +1,26 @@
 import Joi from 'joi';
 
 import { created, type WriteHandler } from '../http/answer';
-import { parseBody } from '../http/validate';
+import { dateTimeParam, parseBody } from '../http/validate';
 import { enrollStudent } from './enroll';
 import { serializeEnrollment } from './serialize';
 
-/** Exactly two non-empty strings; whether they name real records is the component's call (422). */
-const bodySchema = Joi.object<{ student_id: string; course_id: string }>({
+/**
+ * Two non-empty strings and an optional deadline (an ISO 8601 date-time with its offset, or null
+ * for none; a past one is allowed). Whether the ids name real records is the component's call (422).
+ */
+const bodySchema = Joi.object<{ student_id: string; course_id: string; due_at?: string | null }>({
 	student_id: Joi.string().required(),
 	course_id: Joi.string().required(),
+	due_at: dateTimeParam().allow(null),
 })
 	.required()
 	.unknown(false);
 
 /** POST /api/v1/enrollments, and each item of POST /api/v1/enrollments/batch. */
 export const createEnrollment: WriteHandler = async ({ body, caller }) => {
-	const { student_id, course_id } = parseBody(bodySchema, body);
-	const enrollment = await enrollStudent(caller.organization.id, student_id, course_id);
+	const { student_id, course_id, due_at } = parseBody(bodySchema, body);
+	const dueAt = typeof due_at === 'string' ? new Date(due_at) : null;
+	const enrollment = await enrollStudent(caller.organization.id, student_id, course_id, dueAt);
 	return created(`/api/v1/enrollments/${enrollment.id}`, serializeEnrollment(enrollment));
 };

@@ -7,15 +7,17 @@ import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import { User } from '../users/model';
 import { Enrollment } from './model';
+import { recordOverdueIfOwed } from './overdue';
 import { serializeEnrollment } from './serialize';
 
 /**
  * Enrolls a student of the organization in one of its published courses, or says why not.
  * Uniqueness is the database's job (unique student_id + course_id): of any number of
  * concurrent identical calls, one insert wins and the rest find its row and refuse with
- * already_enrolled, naming it.
+ * already_enrolled, naming it. `dueAt` may already be past (late assignments imported): the
+ * enrollment is then overdue at once, and its enrollment.overdue commits with it.
  */
-export async function enrollStudent(organizationId: string, studentId: string, courseId: string): Promise<Enrollment> {
+export async function enrollStudent(organizationId: string, studentId: string, courseId: string, dueAt: Date | null = null): Promise<Enrollment> {
 	// An id of the wrong shape names nothing and never reaches the database (a NUL byte, for
 	// one, is a string neither SQLite nor PostgreSQL will take).
 	const [student, course] = await Promise.all([
@@ -42,7 +44,7 @@ export async function enrollStudent(organizationId: string, studentId: string, c
 			const locked = await User.findOne({ where: { id: studentId }, attributes: ['id', 'status'], transaction, lock: transaction.LOCK.SHARE });
 			if (locked?.status !== 'active') throw userDeactivated();
 			const enrollment = await Enrollment.create(
-				{ organizationId, studentId, courseId, status: 'active', progressPercent: 0, enrolledAt: new Date(), completedAt: null },
+				{ organizationId, studentId, courseId, status: 'active', progressPercent: 0, enrolledAt: new Date(), completedAt: null, dueAt },
 				{ transaction },
 			);
 			await recordEvent(transaction, {
@@ -51,6 +53,7 @@ export async function enrollStudent(organizationId: string, studentId: string, c
 				object: serializeEnrollment(enrollment),
 				at: enrollment.createdAt,
 			});
+			await recordOverdueIfOwed(enrollment, transaction);
 			return enrollment;
 		});
 	} catch (err) {

@@ -17,6 +17,10 @@ export class Enrollment extends Model<InferAttributes<Enrollment>, InferCreation
 	declare progressPercent: CreationOptional<number>;
 	declare enrolledAt: CreationOptional<Date>;
 	declare completedAt: Date | null;
+	/** When it must be completed; null: no deadline (SPEC §17). */
+	declare dueAt: CreationOptional<Date | null>;
+	/** When enrollment.overdue was recorded for this deadline; null while owed (0014 migration). */
+	declare overdueNotifiedAt: CreationOptional<Date | null>;
 	declare createdAt: CreationOptional<Date>;
 	declare updatedAt: CreationOptional<Date>;
 
@@ -41,6 +45,8 @@ export class Enrollment extends Model<InferAttributes<Enrollment>, InferCreation
 				},
 				enrolledAt: { type: DataTypes.DATE, allowNull: false, defaultValue: DataTypes.NOW },
 				completedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				dueAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				overdueNotifiedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				createdAt: DataTypes.DATE,
 				updatedAt: DataTypes.DATE,
 			},

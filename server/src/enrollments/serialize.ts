@@ -1,6 +1,11 @@
 import { iso } from '../common/time';
 import type { EnrollmentRow } from './queries';
 
+/** SPEC §17: an active enrollment whose deadline has passed (at `now`, the moment of the answer). */
+export function isOverdue({ status, dueAt }: Pick<EnrollmentRow, 'status' | 'dueAt'>, now = Date.now()): boolean {
+	return status === 'active' && dueAt !== null && dueAt.getTime() <= now;
+}
+
 export function serializeEnrollment(enrollment: EnrollmentRow) {
 	return {
 		id: enrollment.id,
@@ -10,6 +15,8 @@ export function serializeEnrollment(enrollment: EnrollmentRow) {
 		progress_percent: enrollment.progressPercent,
 		enrolled_at: iso(enrollment.enrolledAt),
 		completed_at: iso(enrollment.completedAt),
+		due_at: iso(enrollment.dueAt),
+		overdue: isOverdue(enrollment),
 		created_at: iso(enrollment.createdAt),
 		updated_at: iso(enrollment.updatedAt),
 	};

@@ -1,17 +1,17 @@
 import Joi from 'joi';
 
 import { ok, type WriteHandler } from '../http/answer';
-import { parseBody } from '../http/validate';
+import { dateTimeParam, parseBody } from '../http/validate';
 import { changeEnrollment } from './change';
 import { serializeEnrollment } from './serialize';
 
 const PROGRESS = 'progress_percent must be an integer from 0 to 100';
 
 /**
- * `status` and/or `progress_percent`, nothing else. `expired` is the platform's to set, never the
- * API's. Strict types: "50" and 50.5 are not progress.
+ * `status`, `progress_percent` and/or `due_at` (null clears it), nothing else. `expired` is the
+ * platform's to set, never the API's. Strict types: "50" and 50.5 are not progress.
  */
-const bodySchema = Joi.object<{ status?: 'active' | 'completed' | 'withdrawn'; progress_percent?: number }>({
+const bodySchema = Joi.object<{ status?: 'active' | 'completed' | 'withdrawn'; progress_percent?: number; due_at?: string | null }>({
 	status: Joi.string().valid('active', 'completed', 'withdrawn'),
 	progress_percent: Joi.number()
 		.strict()
@@ -19,15 +19,17 @@ const bodySchema = Joi.object<{ status?: 'active' | 'completed' | 'withdrawn'; p
 		.min(0)
 		.max(100)
 		.messages({ 'number.base': PROGRESS, 'number.integer': PROGRESS, 'number.min': PROGRESS, 'number.max': PROGRESS }),
+	due_at: dateTimeParam().allow(null),
 })
-	.or('status', 'progress_percent')
-	.messages({ 'object.missing': 'Send status, progress_percent or both' })
+	.or('status', 'progress_percent', 'due_at')
+	.messages({ 'object.missing': 'Send status, progress_percent, due_at or several of them' })
 	.required()
 	.unknown(false);
 
 /** PATCH /api/v1/enrollments/{id} */
 export const updateEnrollment: WriteHandler = async ({ body, params, caller }) => {
-	const { status, progress_percent: progress } = parseBody(bodySchema, body);
-	const enrollment = await changeEnrollment(caller.organization.id, params.id, { status, progress });
+	const { status, progress_percent: progress, due_at } = parseBody(bodySchema, body);
+	const dueAt = due_at === undefined ? undefined : due_at === null ? null : new Date(due_at);
+	const enrollment = await changeEnrollment(caller.organization.id, params.id, { status, progress, dueAt });
 	return ok(serializeEnrollment(enrollment));
 };

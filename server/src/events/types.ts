@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
 	'enrollment.withdrawn',
 	'enrollment.reactivated',
 	'enrollment.expired',
+	'enrollment.overdue',
 	'certificate.issued',
 ] as const;
 

@@ -103,6 +103,7 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 	// Changing an enrollment (enrollments/change.ts).
 	invalid_change: (err) => problems.invalidRequest([{ param: text(err, 'field'), code: 'invalid_value', message: err.message }]),
 	invalid_transition: withMessage(409, 'Invalid transition', (err) => ({ extra: { from: err.details.from, to: err.details.to } })),
+	due_date_on_completed: withMessage(409, 'Due date on a completed enrollment'),
 
 	// Reading the event feed (events/feed.ts).
 	unknown_event: (err) => problems.invalidRequest([{ param: text(err, 'field'), code: 'unknown_event', message: err.message }]),

@@ -110,6 +110,24 @@ const filterParams = {
 		'Exact external id (case and spaces count): the user your HR system or identity provider knows by it, if any. One index read on any size of organization.',
 		{ type: 'string', minLength: 1, maxLength: EXTERNAL_ID_MAX_LENGTH },
 	),
+	due_before: queryParam(
+		'due_before',
+		'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly before it; enrollments without a deadline are never included.',
+		{ type: 'string', format: 'date-time' },
+	),
+	due_after: queryParam(
+		'due_after',
+		'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly after it; enrollments without a deadline are never included.',
+		{ type: 'string', format: 'date-time' },
+	),
+	overdue: queryParam('overdue', '`true`: only active enrollments whose due_at has passed; `false`: all others.', { type: 'string', enum: ['true', 'false'] }),
+};
+
+const dueAtField = {
+	type: ['string', 'null'],
+	format: 'date-time',
+	description:
+		'The deadline: an ISO 8601 date-time with an offset (e.g. 2026-12-31T17:00:00Z); null for none. A past one is allowed: the enrollment is then overdue at once (event enrollment.overdue).',
 };
 
 function security(scope: Scope) {
@@ -153,6 +171,42 @@ function getOperation(operationId: string, summary: string, item: string, scope:
 		},
 	};
 }
+
+const courseCompletionReport = {
+	get: {
+		operationId: 'getCourseCompletionReport',
+		summary: 'Course completion report',
+		description:
+			'One row per published course (in course order): enrollments by status, overdue ones, the completion rate and the certificates valid, expiring within 30 days and expired. ' +
+			'`Accept: text/csv` gives the same as CSV (a header line, then one line per course; the certificate counts as certificates_valid, certificates_expiring_30d, certificates_expired). ' +
+			'Answered from counters and indexes, so its time does not grow with the number of enrollments. Unknown or repeated query parameters answer 400. Needs `read:enrollments`.',
+		tags: ['Report'],
+		...security('read:enrollments'),
+		parameters: [
+			queryParam('course_id', 'Only this course (no row when it is not a published course of your organization).', {
+				type: 'string',
+				pattern: ID_PATTERNS.course.source,
+			}),
+		],
+		responses: {
+			'200': {
+				...ok('The report.', ref('CourseCompletionReport')),
+				content: {
+					'application/json': { schema: ref('CourseCompletionReport') },
+					'text/csv': {
+						schema: {
+							type: 'string',
+							description:
+								'RFC 4180, CRLF line ends. Columns: course_id, title, enrolled, active, completed, withdrawn, expired, overdue, completion_rate, certificates_valid, certificates_expiring_30d, certificates_expired. A title starting with =, +, -, @ is prefixed with \' (no spreadsheet runs it).',
+						},
+					},
+				},
+			},
+			'400': { $ref: '#/components/responses/InvalidRequest' },
+			...commonErrors,
+		},
+	},
+};
 
 const webhookEndpointId = [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: ID_PATTERNS.webhookEndpoint.source } }];
 
@@ -241,6 +295,7 @@ const enrollmentBody = {
 	properties: {
 		student_id: { type: 'string', minLength: 1, description: 'A student of your organization.' },
 		course_id: { type: 'string', minLength: 1, description: 'A published course of your organization.' },
+		due_at: dueAtField,
 	},
 };
 
@@ -248,7 +303,7 @@ const createEnrollment = {
 	operationId: 'createEnrollment',
 	summary: 'Enroll a student in a course',
 	description:
-		'Creates an active enrollment with progress 0. Concurrent identical requests create one enrollment; the others answer 409. Needs `write:enrollments`.',
+		'Creates an active enrollment with progress 0, and optionally a deadline (`due_at`). Concurrent identical requests create one enrollment; the others answer 409. Needs `write:enrollments`.',
 	tags: ['Enrollment'],
 	...security('write:enrollments'),
 	requestBody: { required: true, content: { 'application/json': { schema: enrollmentBody } } },
@@ -296,7 +351,8 @@ const updateEnrollment = {
 	description:
 		'Transitions: active → active (progress 0–99), active → completed (`status: completed` or progress 100; issues the certificate), ' +
 		'active → withdrawn, withdrawn or expired → active (not while the student is deactivated). A completed enrollment is final. A request that changes nothing answers 200 ' +
-		'and emits no event, so it is safe to retry. Concurrent completions issue one certificate. Needs `write:enrollments`.',
+		'and emits no event, so it is safe to retry. Concurrent completions issue one certificate. `due_at` sets, moves (a future one arms enrollment.overdue again) or, with null, clears the deadline; ' +
+		'a completed enrollment\'s deadline cannot change (409 due_date_on_completed). Needs `write:enrollments`.',
 	tags: ['Enrollment'],
 	...security('write:enrollments'),
 	parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: ID_PATTERNS.enrollment.source } }],
@@ -311,6 +367,7 @@ const updateEnrollment = {
 					properties: {
 						status: { type: 'string', enum: ['active', 'completed', 'withdrawn'], description: '`expired` is set by the platform only.' },
 						progress_percent: { type: 'integer', minimum: 0, maximum: 100, description: '100 completes the enrollment.' },
+						due_at: dueAtField,
 					},
 				},
 			},
@@ -320,7 +377,11 @@ const updateEnrollment = {
 		'200': ok('The enrollment after the change (or unchanged).', ref('Enrollment')),
 		'400': problem('Malformed JSON, or a missing, mistyped, out-of-range or unknown field (one `errors` entry each).', 400, ['invalid_request', 'malformed_json']),
 		'404': { $ref: '#/components/responses/NotFound' },
-		'409': problem('The enrollment cannot make this transition; `from` and `to` name the statuses.', 409, ['invalid_transition']),
+		'409': problem(
+			'The enrollment cannot make this transition (`from` and `to` name the statuses), or its due_at cannot change because it is (or would be) completed.',
+			409,
+			['invalid_transition', 'due_date_on_completed'],
+		),
 		'422': problem('The student is deactivated: their enrollments cannot become active again until they are reactivated.', 422, ['user_deactivated']),
 		'413': problem('The body is over 16 KiB.', 413, ['payload_too_large']),
 		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
@@ -523,7 +584,14 @@ export function openApiDocument() {
 			'/api/v1/courses': listOperation('listCourses', 'List published courses', 'Course', 'read:courses', ['search']),
 			'/api/v1/courses/{id}': getOperation('getCourse', 'Retrieve a published course', 'Course', 'read:courses', ID_PATTERNS.course),
 			'/api/v1/enrollments': {
-				...listOperation('listEnrollments', 'List enrollments', 'Enrollment', 'read:enrollments', ['student_id', 'course_id', 'status']),
+				...listOperation('listEnrollments', 'List enrollments', 'Enrollment', 'read:enrollments', [
+					'student_id',
+					'course_id',
+					'status',
+					'due_before',
+					'due_after',
+					'overdue',
+				]),
 				post: createEnrollment,
 			},
 			'/api/v1/enrollments/batch': { post: createEnrollments },
@@ -535,6 +603,7 @@ export function openApiDocument() {
 			'/api/v1/certificates/{id}': getOperation('getCertificate', 'Retrieve a certificate', 'Certificate', 'read:enrollments', ID_PATTERNS.certificate),
 			'/api/v1/events': { get: listEvents },
 			'/api/v1/events/head': { get: feedHead },
+			'/api/v1/reports/course_completion': courseCompletionReport,
 			'/api/v1/events/{id}': { get: getEvent },
 			'/api/v1/webhook_endpoints': webhookEndpoints,
 			'/api/v1/webhook_endpoints/{id}': webhookEndpoint,
@@ -578,6 +647,8 @@ export function openApiDocument() {
 				Course: schemas.Course,
 				Enrollment: schemas.Enrollment,
 				Certificate: schemas.Certificate,
+				CourseCompletion: schemas.CourseCompletion,
+				CourseCompletionReport: schemas.CourseCompletionReport,
 				UserList: schemas.listOf('User'),
 				CourseList: schemas.listOf('Course'),
 				EnrollmentList: schemas.listOf('Enrollment'),
@@ -600,6 +671,7 @@ export function openApiDocument() {
 			{ name: 'Course' },
 			{ name: 'Enrollment', description: 'Enrollments and their creation.' },
 			{ name: 'Certificate', description: 'Covered by the read:enrollments scope.' },
+			{ name: 'Report', description: 'Summaries for compliance; covered by the read:enrollments scope.' },
 			{ name: 'Event', description: 'The feed of what happened: read by cursor.' },
 			{ name: 'WebhookEndpoint', description: 'Where the LMS posts events (SPEC §12); the manage:webhooks scope.' },
 			{ name: 'ApiKey', description: 'The calling key: who it is, what it may do. Keys are managed in Settings → API Keys, never through the API.' },

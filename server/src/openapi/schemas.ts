@@ -67,11 +67,45 @@ export const Enrollment = record(
 		progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
 		enrolled_at: timestamp,
 		completed_at: { ...nullableTimestamp, description: 'Null until the enrollment is completed.' },
+		due_at: { ...nullableTimestamp, description: 'When it must be completed; null when it has no deadline.' },
+		overdue: { type: 'boolean', description: 'Read-only: true when the enrollment is active and due_at has passed.' },
 		created_at: timestamp,
 		updated_at: timestamp,
 	},
 	'A student enrolled in a course.',
 );
+
+const count = { type: 'integer', minimum: 0 };
+
+export const CourseCompletion = record(
+	{
+		course_id: courseId,
+		title: { type: 'string' },
+		enrolled: { ...count, description: 'Enrollments in the course, in any status.' },
+		active: count,
+		completed: count,
+		withdrawn: count,
+		expired: count,
+		overdue: { ...count, description: 'Active enrollments whose due_at has passed.' },
+		completion_rate: { type: 'number', minimum: 0, maximum: 1, description: 'completed ÷ enrolled (4 decimals); 0 when nobody is enrolled.' },
+		certificates: record(
+			{
+				valid: { ...count, description: 'Not expired (never-expiring ones included).' },
+				expiring_30d: { ...count, description: 'Valid, and expiring within the next 30 days.' },
+				expired: { ...count, description: 'expires_at has passed.' },
+			},
+			'The certificates earned in the course.',
+		),
+	},
+	'One published course in the completion report.',
+);
+
+export const CourseCompletionReport = {
+	type: 'object',
+	additionalProperties: false,
+	required: ['data'],
+	properties: { data: { type: 'array', items: { $ref: '#/components/schemas/CourseCompletion' } } },
+};
 
 export const Certificate = record(
 	{

@@ -1,0 +1,68 @@
+import { Op } from 'sequelize';
+
+import { writeTransaction } from '../db/write-transaction';
+import { Enrollment } from './model';
+import { recordOverdueEvent } from './overdue';
+
+/** Deadlines settled per transaction: short enough that a pass never holds SQLite's write lock long. */
+const BATCH = 200;
+
+/**
+ * Records `enrollment.overdue` for every active enrollment whose deadline has passed and is still
+ * owed its event; returns how many. Every instance runs it: a pass claims its batch with
+ * SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL (rows another instance, or a PATCH, holds are
+ * left to it), and SQLite's write transactions take turns, so two passes never settle the same
+ * deadline. The claim reads the partial index of owed deadlines (0014 migration) only.
+ */
+export async function sweepOverdue(now = new Date()): Promise<number> {
+	const sequelize = Enrollment.sequelize!;
+	const owed = { status: 'active', dueAt: { [Op.ne]: null, [Op.lte]: now }, overdueNotifiedAt: null };
+	// Most passes find nothing: one read, and no write transaction (on SQLite, no write lock).
+	if ((await Enrollment.findOne({ where: owed, attributes: ['id'] })) === null) return 0;
+	let settled = 0;
+	for (;;) {
+		const claimed = await writeTransaction(sequelize, async (transaction) => {
+			const due = await Enrollment.findAll({
+				where: owed,
+				order: [['dueAt', 'ASC']],
+				limit: BATCH,
+				transaction,
+				lock: transaction.LOCK.UPDATE,
+				skipLocked: true,
+			});
+			if (due.length === 0) return 0;
+			// The claim: one statement marks the batch; each event then commits with the mark.
+			// Not a change the API shows, so updated_at stays.
+			await Enrollment.update({ overdueNotifiedAt: now }, { where: { id: due.map((e) => e.id) }, transaction, silent: true });
+			for (const enrollment of due) await recordOverdueEvent(enrollment, transaction, now);
+			return due.length;
+		});
+		settled += claimed;
+		if (claimed < BATCH) return settled;
+	}
+}
+
+/** Sweeps now, then every `everyMs` (OVERDUE_SWEEP_MS) until stopped; a failure is logged and the next pass retries. */
+export function scheduleOverdueSweep(everyMs: number, onError: (err: unknown) => void): { stop(): Promise<void> } {
+	let stopped = false;
+	let timer: NodeJS.Timeout | undefined;
+	let running: Promise<void> = Promise.resolve();
+	const pass = () => {
+		running = sweepOverdue()
+			.then(() => undefined, onError)
+			.then(() => {
+				if (stopped) return;
+				// The next pass starts after this one ends: passes never overlap, however long one takes.
+				timer = setTimeout(pass, everyMs);
+				timer.unref();
+			});
+	};
+	pass();
+	return {
+		async stop() {
+			stopped = true;
+			clearTimeout(timer);
+			await running;
+		},
+	};
+}

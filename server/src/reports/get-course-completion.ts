@@ -1,0 +1,26 @@
+import type { RequestHandler } from 'express';
+
+import { callerOf } from '../http/auth';
+import { idParam, parseQuery } from '../http/validate';
+import { courseCompletion } from './course-completion';
+import { courseCompletionCsv } from './course-completion-csv';
+
+const query = { course_id: idParam('course') };
+
+/**
+ * GET /api/v1/reports/course_completion (SPEC §17): `{ data: [row per published course] }`, or
+ * with `Accept: text/csv` the same as CSV (when the client prefers it to JSON). Strict query:
+ * `course_id` only. Errors stay problem+json whatever was accepted.
+ */
+export const getCourseCompletion: RequestHandler = async (req, res) => {
+	const { course_id } = parseQuery<{ course_id?: string }>(query, req.query);
+	const rows = await courseCompletion(callerOf(res).organization.id, course_id);
+	res.vary('Accept');
+	if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
+		res.type('text/csv; charset=utf-8');
+		res.setHeader('Content-Disposition', 'attachment; filename="course_completion.csv"');
+		res.send(courseCompletionCsv(rows));
+		return;
+	}
+	res.json({ data: rows });
+};
