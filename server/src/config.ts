@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
 
 import { parseTrustProxy, TrustProxyError } from './http/trust-proxy';
-import { parseAllowedHosts } from './webhooks/url-policy';
+import { parseAllowedHosts, type DnsOptions } from './webhooks/url-policy';
 
 /** Everything the server reads from the environment, validated once at start-up. */
 export interface Config {
@@ -49,6 +49,8 @@ export interface WebhookConfig {
 	 * SEALING_SECRET_PREVIOUS that still open what they sealed until the start re-seals it.
 	 */
 	sealingSecrets: string[];
+	/** Name servers for webhook hosts (WEBHOOK_DNS_SERVERS, WEBHOOK_DNS_TIMEOUT_MS, WEBHOOK_DNS_TRIES). */
+	dns: DnsOptions;
 	/** The first retry delay; later ones are 5×, 30×, 120×, 480× and 1440× it (1 min … 24 h by default). */
 	retryBaseMs: number;
 	/** How long a receiver has to answer (10 s). */
@@ -83,6 +85,9 @@ interface Environment {
 	WEBHOOK_ALLOW_PRIVATE: 'true' | 'false';
 	WEBHOOK_ALLOWED_HOSTS?: string;
 	SEALING_SECRET?: string;
+	WEBHOOK_DNS_SERVERS?: string;
+	WEBHOOK_DNS_TIMEOUT_MS: number;
+	WEBHOOK_DNS_TRIES: number;
 	SEALING_SECRET_PREVIOUS?: string;
 	WEBHOOK_RETRY_BASE_MS: number;
 	WEBHOOK_TIMEOUT_MS: number;
@@ -125,6 +130,14 @@ const schema = Joi.object<Environment>({
 	WEBHOOK_ALLOW_PRIVATE: Joi.string().valid('true', 'false').empty('').default('false'),
 	WEBHOOK_ALLOWED_HOSTS: Joi.string().max(4000).empty('').optional(),
 	SEALING_SECRET: Joi.string().min(32).empty('').optional(),
+	// Name servers for webhook hosts: `ip` or `ip:port`, IPv6 as `[ip]:port`; default /etc/resolv.conf's.
+	WEBHOOK_DNS_SERVERS: Joi.string()
+		.pattern(/^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?|[0-9a-fA-F:]+)(,(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?|[0-9a-fA-F:]+))*$/)
+		.message('must be comma-separated name server addresses, ip or ip:port (IPv6 as [ip]:port)')
+		.empty('')
+		.optional(),
+	WEBHOOK_DNS_TIMEOUT_MS: Joi.number().integer().min(100).max(30_000).default(2_000),
+	WEBHOOK_DNS_TRIES: Joi.number().integer().min(1).max(5).default(2),
 	// Comma-separated: the secrets used before, during a rotation (docs/webhooks.md).
 	SEALING_SECRET_PREVIOUS: Joi.string()
 		.pattern(/^[^,]{32,}(,[^,]{32,})*$/)
@@ -216,6 +229,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 			allowPrivate: value.WEBHOOK_ALLOW_PRIVATE === 'true',
 			allowedHosts: allowedHostsOf(value.WEBHOOK_ALLOWED_HOSTS),
 			allowLoopback: false,
+			dns: {
+				servers: value.WEBHOOK_DNS_SERVERS?.split(',') ?? [],
+				timeoutMs: value.WEBHOOK_DNS_TIMEOUT_MS,
+				tries: value.WEBHOOK_DNS_TRIES,
+			},
 			sealingSecrets: [
 				value.SEALING_SECRET ?? value.SESSION_SECRET ?? DEVELOPMENT_SEALING_SECRET,
 				...(value.SEALING_SECRET_PREVIOUS?.split(',') ?? []),

@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 import ipaddr from 'ipaddr.js';
@@ -104,6 +104,16 @@ export interface UrlPolicy {
 	allowedHosts?: readonly string[];
 	/** `start --demo`: loopback addresses (n8n on the same machine), nothing else private. */
 	allowLoopback?: boolean;
+	/** How host names are resolved (WEBHOOK_DNS_*); the system's name servers when absent. */
+	dns?: DnsOptions;
+}
+
+export interface DnsOptions {
+	/** WEBHOOK_DNS_SERVERS: `ip` or `ip:port` name servers instead of /etc/resolv.conf's. */
+	servers: readonly string[];
+	/** Per try (c-ares `timeout`). */
+	timeoutMs: number;
+	tries: number;
 }
 
 /** `host:port` as WEBHOOK_ALLOWED_HOSTS and the check compare it: lower case, an IP in its canonical form, no brackets. */
@@ -163,13 +173,87 @@ function allowedNonPublic(verdict: 'private' | 'loopback', url: URL, host: strin
 	return allowed.includes(destinationKey(host, port)) || allowed.includes(destinationKey(address, port));
 }
 
-/** Resolves a host name to every address it has, or throws the refusal. */
-async function resolveHost(host: string): Promise<Array<{ address: string; family: number }>> {
+/**
+ * Host names are resolved with c-ares (dns.promises.Resolver: A and AAAA, with a timeout and a
+ * number of tries), never with dns.lookup: getaddrinfo runs on libuv's four pool threads, which
+ * every sqlite3 statement also needs, so four slow look-ups froze the whole SQLite API for their
+ * duration (issue 27, finding 3: 7.8 s). At most MAX_LOOKUPS run at once (the rest wait their
+ * turn, costing nothing but their own time), concurrent checks of one name share one look-up, and
+ * an answer is kept CACHE_MS, so a burst of deliveries to one receiver resolves it once.
+ */
+const MAX_LOOKUPS = 8;
+const CACHE_MS = 30_000;
+
+type Addresses = Array<{ address: string; family: number }>;
+
+interface DnsState {
+	resolver: Resolver;
+	running: number;
+	waiting: Array<() => void>;
+	answers: Map<string, { at: number; addresses: Promise<Addresses> }>;
+}
+
+const DEFAULT_DNS: DnsOptions = { servers: [], timeoutMs: 2_000, tries: 2 };
+const states = new WeakMap<object, DnsState>();
+
+function dnsStateOf(options: DnsOptions | undefined): DnsState {
+	const key = options ?? DEFAULT_DNS;
+	let state = states.get(key);
+	if (!state) {
+		const resolver = new Resolver({ timeout: key.timeoutMs, tries: key.tries });
+		if (key.servers.length > 0) resolver.setServers([...key.servers]);
+		state = { resolver, running: 0, waiting: [], answers: new Map() };
+		states.set(key, state);
+	}
+	return state;
+}
+
+async function limited<T>(state: DnsState, work: () => Promise<T>): Promise<T> {
+	if (state.running >= MAX_LOOKUPS) await new Promise<void>((resolve) => state.waiting.push(resolve));
+	state.running++;
 	try {
-		return await lookup(host, { all: true, verbatim: true });
-	} catch {
+		return await work();
+	} finally {
+		state.running--;
+		state.waiting.shift()?.();
+	}
+}
+
+/** RFC 6761: `localhost` and `*.localhost` are loopback, without asking a name server (c-ares reads no hosts file). */
+const LOCALHOST: Addresses = [
+	{ address: '127.0.0.1', family: 4 },
+	{ address: '::1', family: 6 },
+];
+
+async function lookUp(state: DnsState, host: string): Promise<Addresses> {
+	const [v4, v6] = await limited(state, () => Promise.allSettled([state.resolver.resolve4(host), state.resolver.resolve6(host)]));
+	return [
+		...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+		...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+	];
+}
+
+/** Resolves a host name to every address it has (A and AAAA), or throws the refusal. */
+async function resolveHost(host: string, options: DnsOptions | undefined): Promise<Addresses> {
+	const name = host.toLowerCase().replace(/\.$/, '');
+	if (name === 'localhost' || name.endsWith('.localhost')) return LOCALHOST;
+	const state = dnsStateOf(options);
+	const now = Date.now();
+	let cached = state.answers.get(name);
+	if (!cached || now - cached.at > CACHE_MS) {
+		const entry = { at: now, addresses: lookUp(state, name) };
+		state.answers.set(name, entry);
+		// A name that did not resolve is asked again next time: it may have been a passing failure.
+		void entry.addresses.then((found) => found.length === 0 && state.answers.get(name) === entry && state.answers.delete(name));
+		cached = entry;
+		// Old answers go as new ones come: the map never holds more than a window's names.
+		for (const [other, entry] of state.answers) if (now - entry.at > CACHE_MS) state.answers.delete(other);
+	}
+	const addresses = await cached.addresses;
+	if (addresses.length === 0) {
 		throw new WebhookUrlError(`The host ${host} of the url does not resolve. Check the name, or use the address n8n is reachable at.`);
 	}
+	return addresses;
 }
 
 /**
@@ -181,8 +265,7 @@ async function resolveHost(host: string): Promise<Array<{ address: string; famil
 export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<DeliveryTarget> {
 	const url = parseWebhookUrl(raw);
 	const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-	const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolveHost(host);
-	if (addresses.length === 0) throw new WebhookUrlError(`The host ${host} of the url does not resolve.`);
+	const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolveHost(host, policy.dns);
 	for (const { address } of addresses) {
 		const verdict = classifyAddress(address);
 		if (verdict === 'public') continue;
