@@ -16,6 +16,8 @@ export const LMS = (node: string) => `n8n-nodes-lms.${node}`;
 export interface NodeRun {
 	/** Items of the node's first output (json only). */
 	items: Array<Record<string, unknown>>;
+	/** Each of those items' pairedItem, as n8n recorded it. */
+	paired: unknown[];
 	error?: { message: string; description?: string; httpCode?: string };
 }
 
@@ -158,9 +160,10 @@ function runOf(run: Json): WorkflowRun {
 	const nodes: Record<string, NodeRun> = {};
 	for (const [name, runs] of Object.entries((resultData.runData ?? {}) as Record<string, Json[]>)) {
 		const last = runs[runs.length - 1];
-		const main = ((last.data as Json | undefined)?.main ?? []) as Array<Array<{ json: Json }> | null>;
+		const main = ((last.data as Json | undefined)?.main ?? []) as Array<Array<{ json: Json; pairedItem?: unknown }> | null>;
 		nodes[name] = {
 			items: (main[0] ?? []).map((item) => item.json),
+			paired: (main[0] ?? []).map((item) => item.pairedItem),
 			error: last.error as NodeRun['error'],
 		};
 	}
