@@ -1,4 +1,8 @@
 import { ApiKey } from '../../server/src/api-keys/model';
+import { createKey } from '../../server/src/api-keys/service';
+import { Organization } from '../../server/src/organizations/model';
+import { createOrganization } from '../../server/src/organizations/service';
+import { createUser } from '../../server/src/users/service';
 import { User } from '../../server/src/users/model';
 import { runCli, type CliResult } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -133,5 +137,45 @@ describe('users created through the CLI', () => {
 		);
 		const ok = await User.create({ organizationId: acme.organizationId, email: 'x@y.z', name: 'X', role: 'student' });
 		expect(ok.emailLower).toBe('x@y.z');
+	});
+});
+
+/**
+ * Issue 28: one rule (common/text.ts) and one character set for every typed field, whichever
+ * door the text comes through: the domain rules (labels, names) and the request schemas (a
+ * webhook's URL and description, which accepted a bidi override before).
+ */
+describe('every typed field refuses the same characters', () => {
+	const EVERY = [...NASTY, ['a line separator', 'a\u2028b'], ['a bidi isolate', 'a\u2066b'], ['DEL', 'a\u007fb']];
+	let made = 0;
+	const fields: Array<[string, (text: string) => Promise<unknown>]> = [
+		['a key label', async (label) => createKey({ organizationId: (await acme()).id, label, scopes: ['read:users'], actor: { kind: 'cli' } })],
+		['a user name', async (name) => createUser({ organization: await acme(), email: `probe${++made}@acme.test`, name, role: 'student' })],
+		['an organization name', (name) => createOrganization({ name, slug: `probe-${++made}`, plan: 'starter' })],
+	];
+	const acme = async () => (await Organization.findOne({ where: { slug: 'acme' } }))!;
+
+	test.each(fields.flatMap(([field, write]) => EVERY.map(([what, text]) => [field, what, write, text] as const)))(
+		'%s with %s is refused',
+		async (_field, _what, write, text) => {
+			await expect(write(text)).rejects.toMatchObject({ message: expect.stringMatching(/contains control characters/) });
+		},
+	);
+
+	test.each(EVERY)('a webhook description or URL with %s is a 400 naming the field', async (_what, text) => {
+		const { key } = await server.createKey('acme', ['read:users', 'manage:webhooks']);
+		for (const [param, body] of [
+			['description', { url: 'https://hooks.example/in', events: ['*'], description: text }],
+			['url', { url: `https://hooks.example/${text}`, events: ['*'] }],
+		] as const) {
+			const res = await fetch(`${server.baseUrl}/api/v1/webhook_endpoints`, {
+				method: 'POST',
+				headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+			expect(res.status).toBe(400);
+			const problem = (await res.json()) as { errors: Array<{ param: string; code: string; message: string }> };
+			expect(problem.errors).toEqual([{ param, code: 'invalid_format', message: expect.stringMatching(new RegExp(`^${param} contains control characters`)) }]);
+		}
 	});
 });

@@ -1,7 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
-import { hasControlCharacters } from '../common/text';
+import { controlCharactersRefused, hasControlCharacters } from '../common/text';
 import { processReads } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Organization, type Plan } from '../organizations/model';
@@ -79,10 +79,7 @@ export function normaliseLabel(label: unknown): string {
 		throw new KeyRuleError('invalid_label', 'Give the key a label of 1 to 100 characters.');
 	}
 	if (hasControlCharacters(trimmed)) {
-		throw new KeyRuleError(
-			'invalid_label',
-			'The label contains control characters (such as escape, tab or newline); give it as plain text.',
-		);
+		throw new KeyRuleError('invalid_label', controlCharactersRefused('label'));
 	}
 	return trimmed;
 }

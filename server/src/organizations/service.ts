@@ -1,6 +1,7 @@
 import { UniqueConstraintError } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
+import { controlCharactersRefused, hasControlCharacters } from '../common/text';
 import { Organization, PLANS, type Plan } from './model';
 
 /** Lower-case letters, digits and inner hyphens: safe in URLs, e-mail domains and shells. */
@@ -27,6 +28,7 @@ export async function createOrganization(input: { name: unknown; slug: unknown; 
 	if (name.length < 1 || name.length > 200) {
 		throw new RuleError('invalid_name', 'Give the organization a name of 1 to 200 characters.');
 	}
+	if (hasControlCharacters(name)) throw new RuleError('invalid_name', controlCharactersRefused('name'));
 	const slug = typeof input.slug === 'string' ? input.slug : '';
 	if (!SLUG.test(slug)) {
 		throw new RuleError(

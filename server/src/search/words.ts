@@ -1,5 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 
+import { hasControlCharacters } from '../common/text';
 import type { Where } from '../db/where';
 
 /**
@@ -69,8 +70,6 @@ export async function indexRecords(
 
 // Control characters never occur in names, titles or e-mails (they are refused on write), and
 // PostgreSQL refuses NUL in a text parameter: such a search simply matches nothing.
-const CONTROL = /\p{Cc}/u;
-
 /**
  * The conditions of a search: records of `kind` in `organizationId` with a text starting with
  * `search`, i.e. `id IN (SELECT record_id FROM search_words WHERE …range…)`, served by the
@@ -104,7 +103,7 @@ export async function unindexRecord(
 export function searchCondition(where: Where, kind: SearchKind, organizationId: string, search: string): void {
 	where.and((p) => `organization_id || '' = ${p}`, organizationId);
 	const text = normalize(search);
-	if (CONTROL.test(text)) {
+	if (hasControlCharacters(text)) {
 		where.and(() => 'FALSE');
 		return;
 	}

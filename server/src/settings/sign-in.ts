@@ -1,9 +1,10 @@
 import { Router, type Request } from 'express';
 import { Op } from 'sequelize';
 
+import { printable } from '../common/text';
 import { throttled } from '../metrics/registry';
 import { DEVICE_COOKIE, DEVICE_COOKIE_DAYS, type DeviceCookies } from '../sign-in/device-cookie';
-import { attemptedEmail, beginSignIn, couldBeAccount, finishSignIn, printable, SignInThrottled } from '../sign-in/throttle';
+import { attemptedEmail, beginSignIn, couldBeAccount, finishSignIn, SignInThrottled } from '../sign-in/throttle';
 import { User } from '../users/model';
 import { hashPassword, needsRehash, verifyPassword } from '../users/password';
 import { clearSignInToken } from './csrf';

@@ -2,6 +2,7 @@ import { ipKeyGenerator } from 'express-rate-limit';
 import { Op, type Transaction } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
+import { hasControlCharacters, printable } from '../common/text';
 import { writeTransaction } from '../db/write-transaction';
 import type { User } from '../users/model';
 import { SignInAttempt } from './model';
@@ -42,23 +43,17 @@ export class SignInThrottled extends RuleError {
 	}
 }
 
-/** Control characters (NUL included) cannot be stored in PostgreSQL text; they are shown as �. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
-/** Text as typed, with control characters replaced, so that it can be stored and shown. */
-export function printable(text: string): string {
-	return text.replace(new RegExp(CONTROL.source, 'g'), '\uFFFD');
-}
-
-/** The e-mail as attempted, as the throttle and the audit log key it: lower case, printable, bounded. */
+/**
+ * The e-mail as attempted, as the throttle and the audit log key it: lower case, bounded, and
+ * printable (control characters, NUL included, cannot be stored in PostgreSQL text: shown as �).
+ */
 export function attemptedEmail(email: string): string {
 	return printable(email.trim().toLowerCase()).slice(0, 254);
 }
 
 /** Whether an attempted e-mail could belong to an account at all (worth a lookup). */
 export function couldBeAccount(email: string): boolean {
-	return email.length > 0 && email.length <= 254 && !CONTROL.test(email);
+	return email.length > 0 && email.length <= 254 && !hasControlCharacters(email);
 }
 
 export interface SignInOrigin {

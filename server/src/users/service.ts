@@ -1,7 +1,7 @@
 import { Op, UniqueConstraintError } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
-import { hasControlCharacters } from '../common/text';
+import { controlCharactersRefused, hasControlCharacters } from '../common/text';
 import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import type { Organization } from '../organizations/model';
@@ -56,9 +56,7 @@ export function checkName(value: unknown): string {
 		throw new RuleError('invalid_name', 'Give the user a name of 1 to 200 characters.', { field: 'name' });
 	}
 	if (hasControlCharacters(name)) {
-		throw new RuleError('invalid_name', 'The name contains control characters (such as escape, tab or newline); give it as plain text.', {
-			field: 'name',
-		});
+		throw new RuleError('invalid_name', controlCharactersRefused('name'), { field: 'name' });
 	}
 	return name;
 }

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 
 import { problems } from '../common/problem';
+import { plainText } from '../common/text';
 import { visibleTypes } from '../events/list';
 import { scopeOf, type EventType } from '../events/types';
 import { created, type WriteHandler } from '../http/answer';
@@ -10,17 +11,14 @@ import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './event-types';
 import { serializeEndpoint } from './serialize';
 import { createEndpoint } from './service';
 
-// eslint-disable-next-line no-control-regex
-const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
-
 const bodySchema = Joi.object<{ url: string; events: string[]; description?: string }>({
-	url: Joi.string().max(2048).pattern(NO_CONTROL_CHARACTERS, 'text without control characters').required(),
+	url: plainText().max(2048).required(),
 	events: Joi.array()
 		.items(Joi.string().valid(ALL_EVENTS, ...WEBHOOK_EVENT_TYPES))
 		.min(1)
 		.required()
 		.messages({ 'array.min': 'events must list at least one event type, or "*"', 'array.base': 'events must be an array of event types' }),
-	description: Joi.string().max(500).pattern(NO_CONTROL_CHARACTERS, 'text without control characters').allow(''),
+	description: plainText().max(500).allow(''),
 })
 	.required()
 	.unknown(false);
