@@ -9,20 +9,9 @@ import type {
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { eventItem, type LmsEvent } from '../shared/event-item';
+import { LMS_EVENT_OPTIONS } from '../shared/events';
 import { lmsApiRequest } from '../shared/transport';
 import { verifySignature } from './signature';
-
-/** SPEC §11's event types, as offered in the node. */
-const EVENT_OPTIONS = [
-	{ name: 'Certificate Issued', value: 'certificate.issued', description: 'A certificate was issued for a completed enrollment' },
-	{ name: 'Enrollment Completed', value: 'enrollment.completed', description: 'A learner completed a course' },
-	{ name: 'Enrollment Created', value: 'enrollment.created', description: 'A learner was enrolled in a course' },
-	{ name: 'Enrollment Expired', value: 'enrollment.expired', description: 'The platform expired an enrollment' },
-	{ name: 'Enrollment Progressed', value: 'enrollment.progressed', description: 'A learner’s progress changed' },
-	{ name: 'Enrollment Reactivated', value: 'enrollment.reactivated', description: 'A withdrawn or expired enrollment became active again' },
-	{ name: 'Enrollment Withdrawn', value: 'enrollment.withdrawn', description: 'A learner withdrew from a course' },
-	{ name: 'User Created', value: 'user.created', description: 'A user was added to the organization' },
-];
 
 /** The shape of the LMS's event ids (SPEC §11); anything else in a signed body is not an LMS event. */
 const EVENT_ID = /^evt_[0-9a-f]{28}$/;
@@ -87,7 +76,7 @@ export class LmsInstantTrigger implements INodeType {
 				type: 'multiOptions',
 				required: true,
 				default: ['enrollment.completed'],
-				options: EVENT_OPTIONS,
+				options: LMS_EVENT_OPTIONS,
 				description: 'Which events start the workflow',
 			},
 		],

@@ -11,6 +11,7 @@
  *   service checks no webhook at start), else when the workflow is published again.
  */
 import { WebhookEndpoint } from '../../server/src/db';
+import { EVENT_TYPES } from '../../server/src/events/types';
 import { signatureHeader } from '../../server/src/webhooks/signature';
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -120,4 +121,16 @@ it('an endpoint the LMS disabled while n8n was down: n8n 2.41 does not check web
 	await n8n.deactivate(WORKFLOW);
 	await n8n.activate(WORKFLOW, async () => (await endpoints()).some((e) => e.status === 'enabled'));
 	await expectRepaired(lost);
+});
+
+it('one vocabulary: n8n shows both triggers with the same events, every LMS event type', async () => {
+	type Described = { properties: Array<{ name: string; options?: Array<{ name: string; value: string }> }> };
+	// What the editor asks for a node's description (node type and version).
+	const events = async (name: string, version: number) => {
+		const [node] = await n8n.rest<Described[]>('POST', '/node-types', { nodeInfos: [{ name: `n8n-nodes-lms.${name}`, version }] });
+		return node.properties.find((p) => p.name === 'events')!.options!.map(({ name: label, value }) => ({ label, value }));
+	};
+	const instant = await events('lmsInstantTrigger', 1);
+	expect((await events('lmsTrigger', 2)).filter((option) => option.value !== 'certificate.expiring')).toEqual(instant);
+	expect(instant.map((option) => option.value).sort()).toEqual([...EVENT_TYPES].sort());
 });

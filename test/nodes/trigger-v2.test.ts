@@ -9,10 +9,12 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { LmsInstantTrigger } from '../../nodes/LmsInstantTrigger/LmsInstantTrigger.node';
+import { LMS_EVENT_TYPES } from '../../nodes/shared/events';
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
 import { DAY_MS } from '../../nodes/LmsTrigger/v2/expiring';
 import { Certificate, Course, Enrollment, Organization } from '../../server/src/db';
 import { activityRound } from '../../server/src/demo/activity';
+import { EVENT_TYPES } from '../../server/src/events/types';
 import { runCli } from '../helpers/cli';
 import { runListSearch, runPoll } from '../helpers/n8n';
 import { hostWebhookTrigger, type WebhookHost } from '../helpers/n8n-webhooks';
@@ -143,6 +145,47 @@ describe('feed events', () => {
 
 		const quiet = await poll(state);
 		expect(quiet).toEqual({ items: [], requests: 1 });
+		await host.deactivate();
+	});
+
+	test('one vocabulary: both triggers offer every event type of the LMS under the same names and values, and give the same items for them', async () => {
+		const optionsOf = (node: { description: { properties: Array<{ name: string; options?: unknown }> } }) =>
+			(node.description.properties.find((p) => p.name === 'events')!.options as Array<{ name: string; value: string }>).map(({ name, value }) => ({ name, value }));
+		const v2 = optionsOf(new LmsTrigger().nodeVersions[2] as never).filter((option) => option.value !== 'certificate.expiring');
+		expect(optionsOf(new LmsInstantTrigger())).toEqual(v2);
+		expect(v2.map((option) => option.value).sort()).toEqual([...EVENT_TYPES].sort());
+		expect(v2.find((option) => option.value === 'user.created')!.name).toBe('User Created');
+
+		await host?.close();
+		host = await hostWebhookTrigger(new LmsInstantTrigger(), { events: LMS_EVENT_TYPES }, { baseUrl: server.baseUrl, apiKey: key });
+		await host.activate();
+		const state = poller({ events: LMS_EVENT_TYPES });
+		expect((await poll(state)).items).toEqual([]);
+
+		const enrollment = await enroll();
+		await patch(String(enrollment.id), { progress_percent: 40 });
+		await patch(String(enrollment.id), { status: 'withdrawn' });
+		await patch(String(enrollment.id), { status: 'active' });
+		const user = JSON.parse(await cli('users', 'create', '--org', 'acme', '--email', 'vocabulary@acme.example', '--name', 'Vocabulary Test', '--role', 'student', '--json')) as { id: string };
+		await cli('users', 'update', user.id, '--name', 'Vocabulary Renamed');
+		await cli('users', 'deactivate', user.id);
+		await cli('users', 'reactivate', user.id);
+
+		const { items } = await poll(state);
+		expect(items.map((item) => item.event_type)).toEqual([
+			'enrollment.created',
+			'enrollment.progressed',
+			'enrollment.withdrawn',
+			'enrollment.reactivated',
+			'user.created',
+			'user.updated',
+			'user.deactivated',
+			'user.reactivated',
+		]);
+		const delivered = () => host.runs.flat().map((item) => item.json);
+		const deadline = Date.now() + 10_000;
+		while (items.some((item) => !delivered().some((candidate) => candidate.event_id === item.event_id)) && Date.now() < deadline) await settle();
+		for (const item of items) expect(delivered().find((candidate) => candidate.event_id === item.event_id)).toEqual(item);
 		await host.deactivate();
 	});
 

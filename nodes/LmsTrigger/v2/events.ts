@@ -1,18 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { filtersCollection, roleFilter } from '../../shared/descriptions';
+import { LMS_EVENT_OPTIONS, LMS_EVENT_TYPES } from '../../shared/events';
 import { lmsLocator } from '../../shared/locators';
 
-/** The feed's event types (SPEC §11) this version offers, as the feed names them. */
-export const FEED_EVENTS = [
-	'user.created',
-	'enrollment.created',
-	'enrollment.completed',
-	'enrollment.withdrawn',
-	'certificate.issued',
-] as const;
+/** The feed's event types (SPEC §11): every one of them, as LMS Instant Trigger offers them. */
+export const FEED_EVENTS = LMS_EVENT_TYPES;
 
-export type FeedEventType = (typeof FEED_EVENTS)[number];
+export type FeedEventType = string;
 
 /** Not a feed event: the trigger makes it, N days before a certificate's `expires_at`. */
 export const CERTIFICATE_EXPIRING = 'certificate.expiring';
@@ -25,10 +20,7 @@ export function isFeedEvent(type: string): type is FeedEventType {
 
 /** Events about enrollments or certificates: the course filter applies to them. */
 export const COURSE_EVENTS: TriggerEventType[] = [
-	'enrollment.created',
-	'enrollment.completed',
-	'enrollment.withdrawn',
-	'certificate.issued',
+	...FEED_EVENTS.filter((type) => !type.startsWith('user.')),
 	CERTIFICATE_EXPIRING,
 ];
 
@@ -50,31 +42,7 @@ export const eventProperties: INodeProperties[] = [
 				description:
 					'A certificate expires in the number of days set below; certificates issued with less time left trigger when they are issued (needs read:enrollments)',
 			},
-			{
-				name: 'Certificate Issued',
-				value: 'certificate.issued',
-				description: 'A student earned a certificate by completing a course (needs read:enrollments)',
-			},
-			{
-				name: 'Enrollment Completed',
-				value: 'enrollment.completed',
-				description: 'A student completed a course (needs read:enrollments)',
-			},
-			{
-				name: 'Enrollment Withdrawn',
-				value: 'enrollment.withdrawn',
-				description: 'A student withdrew from a course (needs read:enrollments)',
-			},
-			{
-				name: 'New Enrollment',
-				value: 'enrollment.created',
-				description: 'A student was enrolled in a course (needs read:enrollments)',
-			},
-			{
-				name: 'New User',
-				value: 'user.created',
-				description: 'A user was added to the organization (needs read:users)',
-			},
+			...LMS_EVENT_OPTIONS,
 		],
 	},
 	{
@@ -93,9 +61,9 @@ export const eventProperties: INodeProperties[] = [
 				displayName: 'Course',
 				name: 'course',
 				description:
-					'Only enrollment and certificate events (Certificate Expiring included) of this course: pick it by title or give its ID (crs_…); New User is not filtered',
+					'Only enrollment and certificate events (Certificate Expiring included) of this course: pick it by title or give its ID (crs_…); user events are not filtered',
 			}),
-			roleFilter('Only New User events for users with this role; other events are not filtered'),
+			roleFilter('Only user events (User Created, Updated, Deactivated, Reactivated) for users with this role; other events are not filtered'),
 		]),
 	},
 	{

@@ -53,7 +53,7 @@ function courseMatches(settings: TriggerSettings, object: IDataObject): boolean 
 /** Whether an event of a chosen type passes the filters (course for enrollments and certificates, role for users). */
 function wanted(settings: TriggerSettings, event: LmsEvent): boolean {
 	const object = event.data?.object ?? {};
-	if (event.type === 'user.created') return !settings.role || object.role === settings.role;
+	if (event.type?.startsWith('user.')) return !settings.role || object.role === settings.role;
 	return courseMatches(settings, object);
 }
 
