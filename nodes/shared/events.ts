@@ -12,6 +12,7 @@ export const LMS_EVENT_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Enrollment Completed', value: 'enrollment.completed', description: 'A student completed a course (needs read:enrollments)' },
 	{ name: 'Enrollment Created', value: 'enrollment.created', description: 'A student was enrolled in a course (needs read:enrollments)' },
 	{ name: 'Enrollment Expired', value: 'enrollment.expired', description: 'The LMS expired an enrollment (needs read:enrollments)' },
+	{ name: 'Enrollment Overdue', value: 'enrollment.overdue', description: 'An active enrollment passed its due date, once per enrollment (needs read:enrollments)' },
 	{ name: 'Enrollment Progressed', value: 'enrollment.progressed', description: 'A student’s progress in a course changed (needs read:enrollments)' },
 	{ name: 'Enrollment Reactivated', value: 'enrollment.reactivated', description: 'A withdrawn or expired enrollment became active again (needs read:enrollments)' },
 	{ name: 'Enrollment Withdrawn', value: 'enrollment.withdrawn', description: 'A student withdrew from a course (needs read:enrollments)' },
