@@ -76,6 +76,7 @@ const PAGES = [
 	{ name: 'rotate-confirm', path: () => `/settings/api-keys/${keyId}/rotate`, as: ['acme', 'super_admin'] },
 	{ name: 'revoke-confirm', path: () => `/settings/api-keys/${keyId}/revoke`, as: ['acme', 'super_admin'] },
 	{ name: 'webhooks', path: '/settings/webhooks', as: ['acme', 'super_admin'] },
+	{ name: 'compliance', path: '/settings/compliance', as: ['acme', 'admin'] },
 	{ name: 'settings-admin', path: '/settings', as: ['acme', 'admin'] },
 	{ name: 'settings-business', path: '/settings', as: ['initech', 'super_admin'] },
 ] as const;

@@ -7,6 +7,7 @@ import type { AppDeps } from '../http/deps';
 import { apiKeyPages } from './api-keys-pages';
 import { csrfProtection } from './csrf';
 import { webhookPages } from './webhooks-pages';
+import { compliancePages } from './compliance-pages';
 import { errorPage, notFoundPage } from './errors';
 import { OneTimeKeyBox } from './one-time-key';
 import { sessionMiddleware } from './session';
@@ -93,6 +94,7 @@ export function createSettingsRouter(deps: AppDeps): Router {
 	});
 	router.use(apiKeyPages(views, oneTimeKeys));
 	router.use(webhookPages(views));
+	router.use(compliancePages(views));
 
 	router.use(PAGE_PATHS, notFoundPage(views));
 	router.use(PAGE_PATHS, errorPage(views, deps.logger));
