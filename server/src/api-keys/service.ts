@@ -256,6 +256,13 @@ export async function revokeKey(input: {
 	});
 }
 
+/** One key, whatever its status: the operator's `keys show`. */
+export async function findKey(keyId: string): Promise<ApiKey> {
+	const apiKey = await ApiKey.findByPk(keyId);
+	if (!apiKey) throw new KeyRuleError('key_not_found', `No API key ${keyId}.`);
+	return apiKey;
+}
+
 export function listKeys(organizationId: string): Promise<ApiKey[]> {
 	return ApiKey.findAll({ where: { organizationId }, order: [['createdAt', 'DESC'], ['id', 'DESC']] });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import { createKey, keyJson, listKeys, revokeKey, rotateKey, type IssuedKey } from '../api-keys/service';
+import { createKey, findKey, keyJson, listKeys, revokeKey, rotateKey, type IssuedKey } from '../api-keys/service';
 import type { ApiKey } from '../api-keys/model';
 import { findOrganization } from '../organizations/service';
 import { withDatabase } from './context';
@@ -67,6 +67,26 @@ export function registerKeys(program: Command): void {
 						k.createdAt.toISOString(),
 						k.lastUsedAt?.toISOString() ?? 'never',
 					]),
+				);
+			}),
+		);
+
+	keys
+		.command('show')
+		.description('show one key (masked): label, scopes, status, when it was created and last used')
+		.argument('<id>', 'key id (key_…)')
+		.option('--json', 'print the key as JSON')
+		.action((id: string, opts: { json?: boolean }) =>
+			withDatabase(async () => {
+				const apiKey = await findKey(id);
+				if (opts.json) return printJson(keyJson(apiKey));
+				printLines(
+					`${apiKey.id} "${apiKey.label}"`,
+					`  key:        ${apiKey.masked}`,
+					`  scopes:     ${apiKey.scopeList.join(', ')}`,
+					`  status:     ${apiKey.status}${apiKey.replacedBy ? ` (replaced by ${apiKey.replacedBy})` : ''}`,
+					`  created:    ${apiKey.createdAt.toISOString()}`,
+					`  last used:  ${apiKey.lastUsedAt?.toISOString() ?? 'never'}`,
 				);
 			}),
 		);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
 
 import { registerDemo } from './demo';
 import { registerEnrollments } from './enrollments';
@@ -23,6 +23,8 @@ export function buildProgram(): Command {
 	const program = new Command('lms-server')
 		.description('The LMS reference server and its operator console. Configuration comes from the environment.')
 		.version(serverVersion(), '-V, --version', 'print the version')
+		// Help marks the options a command cannot run without (subcommands inherit this).
+		.configureHelp({ optionDescription: (option: Option) => `${new Help().optionDescription(option)}${option.mandatory ? ' (required)' : ''}` })
 		// Usage errors, like every other error, are one line on stderr.
 		.configureOutput({ outputError: (message, write) => write(`lms-server: ${message.replace(/^error: /, '')}`) })
 		// Commands made with .command() inherit both settings, so a usage error anywhere

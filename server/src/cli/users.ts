@@ -1,12 +1,13 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 
 import { findOrganization } from '../organizations/service';
 import { changeUser, type UserChange } from '../users/change';
-import type { User, UserStatus } from '../users/model';
+import { ROLES, USER_STATUSES, type Role, type User, type UserStatus } from '../users/model';
+import { rosterOf } from '../users/roster';
 import { serializeUser } from '../users/serialize';
 import { createUser, needsPassword, normaliseRole } from '../users/service';
 import { withDatabase } from './context';
-import { CliError, printJson, printLines } from './output';
+import { CliError, printJson, printLines, printTable } from './output';
 import { readPassword } from './password-input';
 
 /** What `--json` prints for a user: the API's record, plus what only the operator sees. */
@@ -15,7 +16,28 @@ function userJson(user: User, organization: string) {
 }
 
 export function registerUsers(program: Command): void {
-	const users = program.command('users').description('create, update, deactivate and reactivate users (the same rules and events as the API)');
+	const users = program.command('users').description('list, create, update, deactivate and reactivate users (the same rules and events as the API)');
+
+	users
+		.command('list')
+		.description("list an organization's users, newest first")
+		.requiredOption('--org <slug>', 'organization slug')
+		.addOption(new Option('--role <role>', 'only this role').choices(ROLES))
+		.addOption(new Option('--status <status>', 'only this status').choices(USER_STATUSES))
+		.option('--limit <n>', 'at most this many (1–10000)', '100')
+		.option('--json', 'print them as a JSON array')
+		.action((opts: { org: string; role?: Role; status?: UserStatus; limit: string; json?: boolean }) =>
+			withDatabase(async () => {
+				const limit = Number(opts.limit);
+				if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new CliError(`--limit must be a whole number from 1 to 10000, not "${opts.limit}".`);
+				const organization = await findOrganization(opts.org);
+				const { users: found, total } = await rosterOf(organization.id, { role: opts.role, status: opts.status, limit });
+				if (opts.json) return printJson(found.map((user) => userJson(user, organization.slug)));
+				if (found.length === 0) return printLines(`No users in ${organization.slug} match.`);
+				printTable(['ID', 'NAME', 'EMAIL', 'ROLE', 'STATUS', 'EXTERNAL ID'], found.map((u) => [u.id, u.name, u.email, u.role, u.status, u.externalId ?? '']));
+				if (total > found.length) printLines(`(${found.length} of ${total}: --limit shows more)`);
+			}),
+		);
 
 	users
 		.command('create')
