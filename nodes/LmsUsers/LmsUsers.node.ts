@@ -18,12 +18,13 @@ export class LmsUsers extends VersionedNodeType {
 			group: ['transform'],
 			description:
 				'Read the users of your LMS organization (students, instructors, admins): list or search them, or get one by ID or email. Needs a key with read:users',
-			defaultVersion: 2,
+			defaultVersion: 2.1,
 			usableAsTool: true,
 		};
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
 			1: new LmsUsersV1(baseDescription),
 			2: new LmsUsersV2(baseDescription),
+			2.1: new LmsUsersV2(baseDescription),
 		};
 		super(nodeVersions, baseDescription);
 	}

@@ -17,6 +17,8 @@ export interface LmsActionNodeV2Options {
 	/** The Operation selector and every operation's parameters. */
 	properties: INodeProperties[];
 	operations: Record<string, LmsOperation>;
+	/** The versions this class serves (n8n's light versioning: 2.1 adds parameters shown from 2.1 on); default [2]. */
+	versions?: number[];
 }
 
 /**
@@ -34,7 +36,7 @@ export class LmsActionNodeV2 implements INodeType {
 	constructor(baseDescription: INodeTypeBaseDescription, options: LmsActionNodeV2Options) {
 		this.description = {
 			...baseDescription,
-			version: 2,
+			version: options.versions ?? 2,
 			subtitle: options.subtitle,
 			defaults: { name: baseDescription.displayName },
 			usableAsTool: true,

@@ -157,6 +157,9 @@ export async function requiredLocatorId(
 	return id;
 }
 
+/** By Email found nobody: a NodeOperationError that a Get can recognise and let pass (If No User Matches). */
+export class NoUserWithEmailError extends NodeOperationError {}
+
 /** The one user with this email address (`users?email=`, exact and not case-sensitive). */
 async function userIdByEmail(this: LocatorFunctions, email: string, label: string, itemIndex?: number): Promise<string> {
 	const list = (await lmsApiRequest.call(this, {
@@ -167,7 +170,7 @@ async function userIdByEmail(this: LocatorFunctions, email: string, label: strin
 	})) as unknown as LmsList;
 	const user = Array.isArray(list?.data) ? (list.data[0] as IDataObject | undefined) : undefined;
 	if (!user || typeof user.id !== 'string') {
-		throw new NodeOperationError(this.getNode(), `No LMS user has the email address ${email}`, {
+		throw new NoUserWithEmailError(this.getNode(), `No LMS user has the email address ${email}`, {
 			itemIndex,
 			description: `${label} is set By Email, and the LMS organization of this credential has no user with that address. Check the spelling, or create the user in the LMS first (the lookup ignores case).`,
 		});

@@ -65,6 +65,25 @@ describe('LMS Users v2', () => {
 		expect(error?.message).toBe('No LMS user has the email address nobody-here@example.com');
 	});
 
+	it('Get, If No User Matches → Continue With No Item (version 2.1): nobody with that email, or no such ID, outputs no item and no error', async () => {
+		for (const user of [rl('email', 'nobody-here@example.com'), rl('id', 'usr_doesNotExist')]) {
+			const { items, error } = await runNode(new LmsUsers(), { operation: 'get', user, onNoMatch: 'continue' }, { ...as(), typeVersion: 2.1 });
+			expect({ items, error }).toEqual({ items: [], error: undefined });
+		}
+		const found = await runNode(new LmsUsers(), { operation: 'get', user: rl('email', student.email), onNoMatch: 'continue' }, { ...as(), typeVersion: 2.1 });
+		expect(found.items.map((item) => item.json.id)).toEqual([student.id]);
+	});
+
+	it('Get, If No User Matches → Fail the Item is the default; a version 2 node fails as it always did', async () => {
+		for (const [typeVersion, parameters] of [
+			[2.1, {}],
+			[2, { onNoMatch: 'continue' }],
+		] as const) {
+			const { error } = await runNode(new LmsUsers(), { operation: 'get', user: rl('email', 'nobody-here@example.com'), ...parameters }, { ...as(), typeVersion });
+			expect(error?.message).toBe('No LMS user has the email address nobody-here@example.com');
+		}
+	});
+
 	it('Get Many with Search returns what users?search= returns, across pages', async () => {
 		const text = student.name.split(' ').pop()!.slice(0, 2);
 		const { items } = await runNode(new LmsUsers(), { operation: 'getAll', returnAll: true, filters: { search: text, role: 'student' } }, as());

@@ -27,11 +27,15 @@ const NODES: Record<string, IVersionedNodeType> = Object.fromEntries(
 );
 
 describe('versions', () => {
-	it.each(Object.entries(NODES))('%s has versions 1 and 2, new nodes get 2', (_name, type) => {
-		expect(Object.keys(type.nodeVersions).map(Number)).toEqual([1, 2]);
-		expect(type.description.defaultVersion).toBe(2);
-		expect(type.currentVersion).toBe(2);
-		expect(nodeTypeAt(type, 2).description.version).toBe(2);
+	// LMS Users 2.1 (n8n's light versioning): version 2 plus Get's If No User Matches, shown from 2.1 on.
+	const LATEST: Record<string, number> = { 'n8n-nodes-lms.lmsUsers': 2.1 };
+
+	it.each(Object.entries(NODES))('%s has versions 1 and 2 (LMS Users also 2.1), new nodes get the latest', (name, type) => {
+		const latest = LATEST[name] ?? 2;
+		expect(Object.keys(type.nodeVersions).map(Number).sort()).toEqual(latest === 2 ? [1, 2] : [1, 2, latest]);
+		expect(type.description.defaultVersion).toBe(latest);
+		expect(type.currentVersion).toBe(latest);
+		expect(nodeTypeAt(type, 2).description.version).toEqual(latest === 2 ? 2 : [2, latest]);
 	});
 
 	it.each(Object.entries(NODES))('%s version 1 is described exactly as it shipped', (_name, type) => {

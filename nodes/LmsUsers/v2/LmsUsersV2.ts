@@ -11,6 +11,8 @@ export class LmsUsersV2 extends LmsActionNodeV2 {
 				'={{ $parameter["operation"] === "get" ? "Get a user" : "Get many users" }}',
 			properties: description,
 			operations,
+			// 2.1: Get's If No User Matches (fail the item, or continue with no item).
+			versions: [2, 2.1],
 		});
 	}
 }
