@@ -5,7 +5,7 @@ import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
 import { lmsApiBaseUrl, MAX_RETRY_WAIT_SECONDS, retryAfterSeconds } from '../../nodes/shared/transport';
 import { pinTypeVersion, runNode, testCredential } from '../helpers/n8n';
-import { API_KEY, credentials, lmsApi, ORIGIN, problem, users } from '../helpers/lms-api-mock';
+import { API_KEY, credentials, lmsApi, ORIGIN, users } from '../helpers/lms-api-mock';
 
 // Version 1's parameters: these tests go on proving that workflows saved with version 1 run unchanged.
 pinTypeVersion(1);
@@ -39,8 +39,8 @@ describe('base URL', () => {
 		'the credential test normalises %j the same way as the nodes',
 		async (baseUrl) => {
 			const scope = nock(new URL(lmsApiBaseUrl(baseUrl)!).origin)
-				.get(`${new URL(lmsApiBaseUrl(baseUrl)!).pathname}/users/usr_credentialTest`)
-				.reply(...problem(404, 'not_found', 'No user usr_credentialTest.'));
+				.get(`${new URL(lmsApiBaseUrl(baseUrl)!).pathname}/key`)
+				.reply(200, { id: 'key_1', label: 'n8n', scopes: ['read:users'], organization: { id: 'org_1', name: 'Acme', slug: 'acme' } });
 			await expect(testCredential({ baseUrl, apiKey: API_KEY })).resolves.toMatchObject({ status: 'OK' });
 			expect(scope.isDone()).toBe(true);
 		},
