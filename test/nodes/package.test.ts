@@ -20,7 +20,8 @@ describe('package.json', () => {
 		expect(pkg.license).toBe('MIT');
 		expect(pkg.dependencies ?? {}).toEqual({});
 		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
-		expect(pkg.files).toEqual(['dist']);
+		// Exactly what n8n loads: no source maps or build info (issue 30).
+		expect(pkg.files).toEqual(['dist/credentials/*.js', 'dist/nodes/**/*.js', 'dist/nodes/**/*.node.json', 'dist/icons/*.svg']);
 		expect(pkg.n8n).toMatchObject({ n8nNodesApiVersion: 1, strict: true });
 	});
 

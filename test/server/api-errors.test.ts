@@ -20,9 +20,9 @@ describe('404 not_found for unknown paths under /api/', () => {
 
 describe('405 method_not_allowed with Allow', () => {
 	test.each([
-		['DELETE', '/api/v1/users', 'GET'],
-		['POST', '/api/v1/users', 'GET'],
-		['PUT', '/api/v1/users/usr_x', 'GET'],
+		['DELETE', '/api/v1/users', 'GET, POST'],
+		['PUT', '/api/v1/users', 'GET, POST'],
+		['PUT', '/api/v1/users/usr_x', 'GET, PATCH'],
 		['PATCH', '/api/v1/courses', 'GET'],
 		['DELETE', '/api/v1/courses/crs_x', 'GET'],
 		['PUT', '/api/v1/enrollments', 'GET, POST'],
