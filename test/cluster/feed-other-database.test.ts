@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { runCli } from '../helpers/cli';
 import { createPostgresDatabase, type TestDatabase } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
+import { waitUntil } from '../helpers/wait';
 
 /**
  * SPEC §19: on PostgreSQL the feed is held back only by this database's writers. A transaction
@@ -60,16 +61,13 @@ describe('the feed with a write transaction open in another database of the clus
 	};
 
 	/** Polls the feed from `after` until an event about `objectId` shows, or the deadline passes. */
-	async function appears(after: string | null, objectId: string, deadlineMs: number): Promise<boolean> {
-		const deadline = Date.now() + deadlineMs;
-		for (;;) {
+	async function appears(after: string | null, objectId: string, timeout: number): Promise<boolean> {
+		const served = async () => {
 			const reply = await api(`/api/v1/events?limit=100${after ? `&after=${after}` : ''}`);
 			expect(reply.status).toBe(200);
-			const data = reply.body.data as Array<{ data: { object: { id: string } } }>;
-			if (data.some((e) => e.data.object.id === objectId)) return true;
-			if (Date.now() > deadline) return false;
-			await new Promise((resolve) => setTimeout(resolve, 100));
-		}
+			return (reply.body.data as Array<{ data: { object: { id: string } } }>).some((e) => e.data.object.id === objectId);
+		};
+		return waitUntil(served, { timeout, interval: 100, what: `an event about ${objectId}` }).catch(() => false);
 	}
 
 	const head = async () => (await api('/api/v1/events/head')).body.after as string | null;
@@ -90,7 +88,6 @@ describe('the feed with a write transaction open in another database of the clus
 			expect(rows[0].open).toBe(true);
 			expect(seen).toBe(true);
 			expect(Date.now() - opened).toBeLessThan(10_000);
-			await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - opened))));
 		} finally {
 			await elsewhere.query('ROLLBACK').catch(() => undefined);
 			await elsewhere.end();

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { runCli } from '../helpers/cli';
 import { createPostgresDatabase, type TestDatabase } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
+import { waitUntil } from '../helpers/wait';
 
 /**
  * SPEC §17: `enrollment.overdue` is told once per deadline across instances and restarts. Real
@@ -13,15 +14,7 @@ import { startInstance, type Instance } from '../helpers/instances';
 
 jest.setTimeout(240_000);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually(what: string, condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await condition())) {
-		if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-		await sleep(20);
-	}
-}
+const eventually = (what: string, condition: () => Promise<boolean>, timeout = 60_000) => waitUntil(condition, { what, timeout });
 
 describe('enrollment.overdue on two instances and across a crash', () => {
 	let database: TestDatabase;

@@ -9,6 +9,7 @@ import { Op } from 'sequelize';
 import { IdempotencyKey, Organization, User } from '../../server/src/db';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { N8nHome, workflowFrom } from './n8n';
+import { waitUntil } from '../helpers/wait';
 
 const CREDENTIAL = 'lmsRealBatchCr01';
 /** The LMS Enrollments node's id in workflows/enroll-batch.json. */
@@ -28,11 +29,7 @@ async function api(path: string): Promise<Record<string, unknown>> {
 async function batchRequests(): Promise<number> {
 	const marker = `/api/v1/key?marker=${Math.random().toString(36).slice(2)}`;
 	await fetch(`${server.baseUrl}${marker}`, { headers: { Authorization: `Bearer ${key}` } });
-	const deadline = Date.now() + 10_000;
-	while (!server.logs().includes(marker)) {
-		if (Date.now() > deadline) throw new Error('the marker request was never logged');
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
+	await waitUntil(() => server.logs().includes(marker), { what: 'the marker request logged' });
 	return server.logs().split('\n').filter((line) => line.includes('"url":"/api/v1/enrollments/batch"')).length;
 }
 

@@ -16,6 +16,7 @@ import { Enrollment, Organization, User } from '../../server/src/db';
 import { credentials as mockCredentials, lmsApi, problem } from '../helpers/lms-api-mock';
 import { runNode } from '../helpers/n8n';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 
 const rl = (mode: string, value: string) => ({ __rl: true, mode, value });
 
@@ -52,11 +53,7 @@ async function newStudents(count: number): Promise<User[]> {
 async function logged(path: string): Promise<number> {
 	const marker = `/api/v1/key?marker=${Math.random().toString(36).slice(2)}`;
 	await fetch(`${server.baseUrl}${marker}`, { headers: { Authorization: `Bearer ${apiKey}` } });
-	const deadline = Date.now() + 10_000;
-	while (!server.logs().includes(marker)) {
-		if (Date.now() > deadline) throw new Error('the marker request was never logged');
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
+	await waitUntil(() => server.logs().includes(marker), { what: 'the marker request logged' });
 	return server.logs().split('\n').filter((line) => line.includes(`"url":"${path}"`)).length;
 }
 

@@ -2,6 +2,7 @@ import { Enrollment, Event, User } from '../../server/src/db';
 import { runCli } from '../helpers/cli';
 import type { TestServer } from '../helpers/server';
 import { call, expectProblem, feedCaughtUp, NO_LIMIT, startApiServer, type World } from './api-fixtures';
+import { waitUntil } from '../helpers/wait';
 
 /**
  * SPEC §17: `due_at` and `overdue` on enrollments, their filters, and `enrollment.overdue`, told
@@ -50,13 +51,7 @@ async function eventsOf(enrollmentId: string): Promise<Array<{ type: string; dat
 const typesOf = async (id: string) => (await eventsOf(id)).map((e) => e.type);
 
 /** Polls until `condition` holds (never a fixed sleep), failing after `timeoutMs`. */
-async function eventually(what: string, condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await condition())) {
-		if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-}
+const eventually = (what: string, condition: () => Promise<boolean>, timeout = 20_000) => waitUntil(condition, { what, timeout });
 
 describe('due_at on POST and PATCH', () => {
 	test('a future due_at: stored as the instant, in UTC; not overdue; one enrollment.created', async () => {
