@@ -130,8 +130,13 @@ const dueAtField = {
 		'The deadline: an ISO 8601 date-time with an offset (e.g. 2026-12-31T17:00:00Z); null for none. A past one is allowed: the enrollment is then overdue at once (event enrollment.overdue).',
 };
 
+/**
+ * Scopes are a property of the key, not of the bearer scheme: OpenAPI lists scopes in a security
+ * requirement only for OAuth 2 and OpenID Connect, so the requirement is the bare key and the scope
+ * an operation needs is `x-required-scope` (and its description's last sentence).
+ */
 function security(scope: Scope) {
-	return { security: [{ bearerAuth: [scope] }], 'x-required-scope': scope };
+	return { security: [{ bearerAuth: [] }], 'x-required-scope': scope };
 }
 
 function listOperation(operationId: string, summary: string, item: string, scope: Scope, filters: Array<keyof typeof filterParams>) {
@@ -154,6 +159,19 @@ function listOperation(operationId: string, summary: string, item: string, scope
 	};
 }
 
+/** The `{id}` of a path: the record's id, in its own shape (anything else answers 404). */
+function idParameter(item: string, pattern: RegExp) {
+	return [
+		{
+			name: 'id',
+			in: 'path',
+			required: true,
+			description: `The ${item}'s id.`,
+			schema: { type: 'string', pattern: pattern.source },
+		},
+	];
+}
+
 function getOperation(operationId: string, summary: string, item: string, scope: Scope, idPattern: RegExp) {
 	return {
 		get: {
@@ -162,7 +180,7 @@ function getOperation(operationId: string, summary: string, item: string, scope:
 			description: `${summary}. Another organization's id answers 404. Needs \`${scope}\`.`,
 			tags: [item],
 			...security(scope),
-			parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: idPattern.source } }],
+			parameters: idParameter(item.toLowerCase(), idPattern),
 			responses: {
 				'200': ok(`The ${item}.`, ref(item)),
 				'404': { $ref: '#/components/responses/NotFound' },
@@ -208,7 +226,7 @@ const courseCompletionReport = {
 	},
 };
 
-const webhookEndpointId = [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: ID_PATTERNS.webhookEndpoint.source } }];
+const webhookEndpointId = idParameter('webhook endpoint', ID_PATTERNS.webhookEndpoint);
 
 const webhookEndpoints = {
 	...listOperation('listWebhookEndpoints', 'List webhook endpoints', 'WebhookEndpoint', 'manage:webhooks', []),
@@ -355,7 +373,7 @@ const updateEnrollment = {
 		'a completed enrollment\'s deadline cannot change (409 due_date_on_completed). Needs `write:enrollments`.',
 	tags: ['Enrollment'],
 	...security('write:enrollments'),
-	parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: ID_PATTERNS.enrollment.source } }],
+	parameters: idParameter('enrollment', ID_PATTERNS.enrollment),
 	requestBody: {
 		required: true,
 		content: {
@@ -458,7 +476,7 @@ const updateUser = {
 		'cannot be changed through the API (403 `protected_user`). Needs `write:users`.',
 	tags: ['User'],
 	...security('write:users'),
-	parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: ID_PATTERNS.user.source } }],
+	parameters: idParameter('user', ID_PATTERNS.user),
 	requestBody: userBody({
 		type: 'object',
 		additionalProperties: false,
@@ -484,7 +502,7 @@ const updateUser = {
 
 /** The feed needs the scope of each event type it returns; either scope opens it. */
 const eventSecurity = {
-	security: [{ bearerAuth: ['read:enrollments'] }, { bearerAuth: ['read:users'] }],
+	security: [{ bearerAuth: [] }],
 	'x-required-scope': 'read:users for user.*; read:enrollments for enrollment.* and certificate.*',
 };
 
@@ -519,7 +537,7 @@ const getEvent = {
 	description: 'One event of the feed. Another organization’s id answers 404; a type the key cannot see answers 403.',
 	tags: ['Event'],
 	...eventSecurity,
-	parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^evt_[0-9a-f]{28}$' } }],
+	parameters: idParameter('event', /^evt_[0-9a-f]{28}$/),
 	responses: {
 		'200': ok('The event.', ref('Event')),
 		'404': { $ref: '#/components/responses/NotFound' },
@@ -569,8 +587,20 @@ export function openApiDocument() {
 			description:
 				'Read users, courses, enrollments and certificates of one organization, create, change and deactivate users, create and change enrollments, read the event feed, and subscribe webhook endpoints. Enterprise plan only. ' +
 				'Every POST and PATCH takes an `Idempotency-Key` header, so that a retry after a lost answer never acts twice; batch endpoints take up to 100 items in one request. ' +
-				`Every request is limited per client IP (shared with the whole platform). Scopes: ${SCOPES.join(', ')}.`,
+				`Every request is limited per client IP (shared with the whole platform). Scopes: ${SCOPES.join(', ')}; ` +
+				'each operation names the one it needs in `x-required-scope`.',
+			contact: { name: 'n8n-nodes-lms', url: 'https://github.com/n8n-nodes-lms/n8n-nodes-lms', email: 'maintainers@n8n-nodes-lms.dev' },
+			license: { name: 'MIT', url: 'https://github.com/n8n-nodes-lms/n8n-nodes-lms/blob/main/LICENSE' },
 		},
+		// Every deployment has its own address: a generator or gateway sets `origin` to the API base
+		// URL that Settings shows (scheme, host and port, without /api/v1).
+		servers: [
+			{
+				url: '{origin}',
+				description: 'The LMS server you run or use.',
+				variables: { origin: { default: 'http://127.0.0.1:3000', description: 'Scheme, host and port of the LMS server.' } },
+			},
+		],
 		paths: withIdempotency({
 			'/api/v1/users': {
 				...listOperation('listUsers', 'List users', 'User', 'read:users', ['email', 'role', 'userStatus', 'external_id', 'search']),
@@ -613,10 +643,15 @@ export function openApiDocument() {
 				get: {
 					operationId: 'getOpenApiDocument',
 					summary: 'This document',
+					description: 'The OpenAPI 3.1 description of /api/v1, public so that a generator or gateway can read it before it has a key.',
 					security: [],
 					tags: ['Meta'],
 					responses: {
-						'200': ok('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'paths'] }),
+						'200': ok('The OpenAPI 3.1 document.', {
+							type: 'object',
+							required: ['openapi', 'paths'],
+							properties: { openapi: { type: 'string' }, paths: { type: 'object' } },
+						}),
 						'405': { $ref: '#/components/responses/MethodNotAllowed' },
 						'429': { $ref: '#/components/responses/TooManyRequests' },
 					},
@@ -668,14 +703,14 @@ export function openApiDocument() {
 		},
 		tags: [
 			{ name: 'User', description: 'People of the organization; created, changed, deactivated and reactivated with write:users (SPEC §16).' },
-			{ name: 'Course' },
+			{ name: 'Course', description: 'Published courses of the organization; the read:courses scope.' },
 			{ name: 'Enrollment', description: 'Enrollments and their creation.' },
 			{ name: 'Certificate', description: 'Covered by the read:enrollments scope.' },
 			{ name: 'Report', description: 'Summaries for compliance; covered by the read:enrollments scope.' },
 			{ name: 'Event', description: 'The feed of what happened: read by cursor.' },
 			{ name: 'WebhookEndpoint', description: 'Where the LMS posts events (SPEC §12); the manage:webhooks scope.' },
 			{ name: 'ApiKey', description: 'The calling key: who it is, what it may do. Keys are managed in Settings → API Keys, never through the API.' },
-			{ name: 'Meta' },
+			{ name: 'Meta', description: 'This document, served without a key.' },
 		],
 	};
 }
