@@ -17,7 +17,7 @@ export class LmsCourses extends VersionedNodeType {
 			icon: { light: 'file:../../icons/lmsCourses.svg', dark: 'file:../../icons/lmsCourses.dark.svg' },
 			group: ['transform'],
 			description:
-				'Read the published courses of your LMS organization: list or search them by title, or get one. Needs a key with read:courses',
+				'Read the published courses of your LMS organization: list or search them by title, get one, or get the completion report. Needs a key with read:courses (and read:enrollments for the report)',
 			defaultVersion: 2,
 			usableAsTool: true,
 		};

@@ -60,12 +60,13 @@ export async function enroll(
 	studentId: string,
 	courseId: string,
 	itemIndex: number,
+	more: IDataObject = {},
 ): Promise<IDataObject> {
 	try {
 		return await lmsApiRequest.call(this, {
 			method: 'POST',
 			endpoint: '/enrollments',
-			body: { student_id: studentId, course_id: courseId },
+			body: { student_id: studentId, course_id: courseId, ...more },
 			itemIndex,
 		});
 	} catch (error) {
@@ -75,6 +76,9 @@ export async function enroll(
 
 /** The student and course an input item names, as each version of the node reads them. */
 export type EnrollmentPair = (this: IExecuteFunctions, itemIndex: number) => Promise<[studentId: string, courseId: string]>;
+
+/** The other fields an input item gives the new enrollment (version 2.1's Due Date), as the API names them. */
+export type EnrollmentFields = (this: IExecuteFunctions, itemIndex: number) => IDataObject;
 
 /** Node runs whose LMS has no batch endpoint (an older server): they go on one item per request. */
 const withoutBatches = new WeakSet<object>();
@@ -105,13 +109,14 @@ export async function enrollMany(
 	this: IExecuteFunctions,
 	itemIndexes: number[],
 	pairOf: EnrollmentPair,
+	fieldsOf: EnrollmentFields = () => ({}),
 ): Promise<LmsItemOutcome[]> {
 	const outcomes: LmsItemOutcome[] = [];
 	const toSend: Array<{ at: number; itemIndex: number; body: IDataObject }> = [];
 	for (const [at, itemIndex] of itemIndexes.entries()) {
 		try {
 			const [studentId, courseId] = await pairOf.call(this, itemIndex);
-			toSend.push({ at, itemIndex, body: { student_id: studentId, course_id: courseId } });
+			toSend.push({ at, itemIndex, body: { student_id: studentId, course_id: courseId, ...fieldsOf.call(this, itemIndex) } });
 		} catch (error) {
 			outcomes[at] = { error };
 		}
@@ -119,7 +124,10 @@ export async function enrollMany(
 	const one = async (entry: (typeof toSend)[number]) => {
 		outcomes[entry.at] = await outcomeOf.call(
 			this,
-			async () => await enroll.call(this, String(entry.body.student_id), String(entry.body.course_id), entry.itemIndex),
+			async () => {
+				const { student_id: studentId, course_id: courseId, ...more } = entry.body;
+				return await enroll.call(this, String(studentId), String(courseId), entry.itemIndex, more);
+			},
 			entry.itemIndex,
 		);
 	};

@@ -228,6 +228,8 @@ export interface RunNodeOptions {
 	executionId?: string;
 	/** The node settings "Retry On Fail", "Max. Tries" and "Wait Between Tries (ms)". */
 	retryOnFail?: { maxTries: number; waitBetweenTries: number };
+	/** The workflow setting "Time Zone" (what a zone-less date picked in the editor means). */
+	timezone?: string;
 }
 
 export interface RunNodeResult {
@@ -268,6 +270,7 @@ export async function runNode(
 		connections: {},
 		active: false,
 		nodeTypes: nodeTypesOf({ [node.type]: nodeType }),
+		...(options.timezone ? { settings: { timezone: options.timezone } } : {}),
 	});
 	const input = (options.items ?? [{}]).map((json) => ({ json }));
 	const runExecutionData = createRunExecutionData({

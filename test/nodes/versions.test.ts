@@ -27,10 +27,11 @@ const NODES: Record<string, IVersionedNodeType> = Object.fromEntries(
 );
 
 describe('versions', () => {
-	// LMS Users 2.1 (n8n's light versioning): version 2 plus Get's If No User Matches, shown from 2.1 on.
-	const LATEST: Record<string, number> = { 'n8n-nodes-lms.lmsUsers': 2.1 };
+	// 2.1 (n8n's light versioning): version 2 plus parameters shown from 2.1 on: LMS Users Get's If
+	// No User Matches, LMS Enrollments' Due Date (Create's Additional Fields, Update's changes).
+	const LATEST: Record<string, number> = { 'n8n-nodes-lms.lmsUsers': 2.1, 'n8n-nodes-lms.lmsEnrollments': 2.1 };
 
-	it.each(Object.entries(NODES))('%s has versions 1 and 2 (LMS Users also 2.1), new nodes get the latest', (name, type) => {
+	it.each(Object.entries(NODES))('%s has versions 1 and 2 (LMS Users and Enrollments also 2.1), new nodes get the latest', (name, type) => {
 		const latest = LATEST[name] ?? 2;
 		expect(Object.keys(type.nodeVersions).map(Number).sort()).toEqual(latest === 2 ? [1, 2] : [1, 2, latest]);
 		expect(type.description.defaultVersion).toBe(latest);

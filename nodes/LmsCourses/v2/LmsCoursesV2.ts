@@ -8,7 +8,7 @@ export class LmsCoursesV2 extends LmsActionNodeV2 {
 	constructor(baseDescription: INodeTypeBaseDescription) {
 		super(baseDescription, {
 			subtitle:
-				'={{ $parameter["operation"] === "get" ? "Get a course" : "Get many courses" }}',
+				'={{ { get: "Get a course", getAll: "Get many courses", getCompletionReport: "Get the completion report" }[$parameter["operation"]] }}',
 			properties: description,
 			operations,
 		});

@@ -11,6 +11,8 @@ export class LmsEnrollmentsV2 extends LmsActionNodeV2 {
 				'={{ { create: "Enroll a student in a course", get: "Get an enrollment", getAll: "Get many enrollments", update: "Update an enrollment" }[$parameter["operation"]] }}',
 			properties: description,
 			operations,
+			// 2.1: Create's Additional Fields → Due Date; Update's Set Due Date and Clear Due Date.
+			versions: [2, 2.1],
 		});
 	}
 }

@@ -4,8 +4,9 @@ import { operationSelector } from '../../../shared/descriptions';
 
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
+import * as getCompletionReport from './getCompletionReport.operation';
 
-export const operations = { get, getAll };
+export const operations = { get, getAll, getCompletionReport };
 
 export const description: INodeProperties[] = [
 	operationSelector([
@@ -21,7 +22,15 @@ export const description: INodeProperties[] = [
 			description: 'List the published courses of the organization, oldest first, optionally only those with a title word starting with a search text. Needs read:courses.',
 			action: 'Get many courses',
 		},
+		{
+			name: 'Get Completion Report',
+			value: 'getCompletionReport',
+			description:
+				'The completion report for compliance: per published course (or one course) how many are enrolled, active, completed, withdrawn, expired and overdue, the completion rate and the certificates valid, expiring in 30 days and expired. Needs read:enrollments.',
+			action: 'Get the course completion report',
+		},
 	]),
 	...get.description,
 	...getAll.description,
+	...getCompletionReport.description,
 ];

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { lmsLocator, requiredLocatorId } from '../../../shared/locators';
 import type { LmsItemOutcome } from '../../../shared/execute';
 import { enroll, enrollMany, ifAlreadyEnrolledProperty } from '../../enroll';
+import { dueDateProperty, dueFieldsOf } from './shared';
 
 const properties: INodeProperties[] = [
 	lmsLocator('student', {
@@ -20,6 +21,21 @@ const properties: INodeProperties[] = [
 		description: 'The published course to enroll the student in: pick it by title or give its LMS ID (crs_…)',
 	}),
 	ifAlreadyEnrolledProperty('What to do when the student already has an enrollment in this course. Choose Return Existing Enrollment to make the step safe to repeat.'),
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		description: 'Optional fields of the new enrollment',
+		// Version 2.1 on (light versioning): version-2 nodes are described and run as they were.
+		displayOptions: { show: { '@version': [{ _cnd: { gte: 2.1 } }] } },
+		options: [
+			dueDateProperty(
+				'When the student must have completed the course (mandatory training). Past the date, an active enrollment is overdue and the LMS emits Enrollment Overdue once. A date already past is allowed (a late assignment): the enrollment is overdue at once.',
+			),
+		],
+	},
 ];
 
 export const description = updateDisplayOptions({ show: { operation: ['create'] } }, properties);
@@ -33,10 +49,10 @@ async function pairOf(this: IExecuteFunctions, itemIndex: number): Promise<[stri
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const [studentId, courseId] = await pairOf.call(this, itemIndex);
-	return await enroll.call(this, studentId, courseId, itemIndex);
+	return await enroll.call(this, studentId, courseId, itemIndex, dueFieldsOf.call(this, itemIndex));
 }
 
 /** Up to 100 input items in one request (SPEC §18); the output is the same as one per item. */
 export async function executeMany(this: IExecuteFunctions, itemIndexes: number[]): Promise<LmsItemOutcome[]> {
-	return await enrollMany.call(this, itemIndexes, pairOf);
+	return await enrollMany.call(this, itemIndexes, pairOf, dueFieldsOf);
 }

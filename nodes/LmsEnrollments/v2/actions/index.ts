@@ -14,7 +14,7 @@ export const description: INodeProperties[] = [
 		{
 			name: 'Create',
 			value: 'create',
-			description: 'Enroll a student in a published course; the new enrollment starts active at 0% progress. Needs write:enrollments.',
+			description: 'Enroll a student in a published course; the new enrollment starts active at 0% progress, optionally with a due date. Needs write:enrollments.',
 			action: 'Enroll a student in a course',
 		},
 		{
@@ -26,13 +26,13 @@ export const description: INodeProperties[] = [
 		{
 			name: 'Get Many',
 			value: 'getAll',
-			description: 'List enrollments, optionally only those of one student, one course or one status (active, completed, withdrawn, expired). Needs read:enrollments.',
+			description: 'List enrollments, optionally only those of one student, one course or one status (active, completed, withdrawn, expired), the overdue ones or those due within some days. Needs read:enrollments.',
 			action: 'Get many enrollments',
 		},
 		{
 			name: 'Update',
 			value: 'update',
-			description: 'Record progress, complete (issues the certificate), withdraw or reactivate an enrollment. Needs write:enrollments.',
+			description: 'Record progress, complete (issues the certificate), withdraw or reactivate an enrollment, or set or clear its due date. Needs write:enrollments.',
 			action: 'Update an enrollment',
 		},
 	]),

@@ -1,5 +1,6 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { lmsDateTime } from '../../../shared/dates';
 import { lmsLocator } from '../../../shared/locators';
 
 /** The Enrollment picker of Get and Update. */
@@ -9,3 +10,24 @@ export const enrollmentLocator: INodeProperties = lmsLocator('enrollment', {
 	required: true,
 	description: 'The enrollment: its LMS ID (enr_…), for example mapped from an earlier LMS node, or pick it from the list',
 });
+
+/** The Due Date field (SPEC §17's due_at) of Create's Additional Fields and Update's Set Due Date. */
+export function dueDateProperty(description: string, required = false): INodeProperties {
+	return {
+		displayName: 'Due Date',
+		name: 'dueDate',
+		type: 'dateTime',
+		default: '',
+		required,
+		description,
+		hint: "A date picked here is read in the workflow's time zone; an expression such as {{ $now.plus(14, 'days') }} or an ISO date-time with a zone is taken as it is",
+	};
+}
+
+/** Create's `due_at` from Additional Fields → Due Date (version 2.1 on), or nothing. */
+export function dueFieldsOf(this: IExecuteFunctions, itemIndex: number): IDataObject {
+	if (this.getNode().typeVersion < 2.1) return {};
+	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const dueAt = lmsDateTime(this.getNode(), fields.dueDate, 'Due Date', this.getTimezone(), itemIndex);
+	return dueAt === undefined ? {} : { due_at: dueAt };
+}

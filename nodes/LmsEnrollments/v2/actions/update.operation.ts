@@ -1,40 +1,75 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { requiredLocatorId } from '../../../shared/locators';
 import { lmsApiRequest } from '../../../shared/transport';
-import { enrollmentLocator } from './shared';
+import { lmsDateTime } from '../../../shared/dates';
+import { dueDateProperty, enrollmentLocator } from './shared';
 
-const properties: INodeProperties[] = [
-	enrollmentLocator,
+/** Version 2's changes, as they shipped. */
+const CHANGES: INodePropertyOptions[] = [
 	{
+		name: 'Complete',
+		value: 'complete',
+		description: 'Mark an active enrollment completed (progress 100%): the LMS issues its certificate',
+	},
+	{
+		name: 'Reactivate',
+		value: 'reactivate',
+		description: 'Make a withdrawn or expired enrollment active again, keeping its progress',
+	},
+	{
+		name: 'Set Progress',
+		value: 'progress',
+		description: 'Set the progress of an active enrollment; 100 completes it',
+	},
+	{
+		name: 'Withdraw',
+		value: 'withdraw',
+		description: 'Withdraw the student from the course (an active enrollment only)',
+	},
+];
+
+/** Version 2.1 adds the deadline (SPEC §17). Sorted by name, as n8n's lint wants options. */
+const CHANGES_2_1: INodePropertyOptions[] = [
+	{
+		name: 'Clear Due Date',
+		value: 'clearDueDate',
+		description: 'Remove the deadline: the enrollment is no longer overdue (not for a completed enrollment)',
+	},
+	CHANGES[0],
+	CHANGES[1],
+	{
+		name: 'Set Due Date',
+		value: 'dueDate',
+		description:
+			'Set or move the deadline (not for a completed enrollment). Moving it to the future arms Enrollment Overdue again.',
+	},
+	CHANGES[2],
+	CHANGES[3],
+];
+
+function changeProperty(options: INodePropertyOptions[], version: IDisplayOptions['show']): INodeProperties {
+	return {
 		displayName: 'Change',
 		name: 'change',
 		type: 'options',
 		default: 'progress',
 		description: 'What happens to the enrollment. Repeating a change that is already done changes nothing, so it is safe to retry.',
-		options: [
-			{
-				name: 'Complete',
-				value: 'complete',
-				description: 'Mark an active enrollment completed (progress 100%): the LMS issues its certificate',
-			},
-			{
-				name: 'Reactivate',
-				value: 'reactivate',
-				description: 'Make a withdrawn or expired enrollment active again, keeping its progress',
-			},
-			{
-				name: 'Set Progress',
-				value: 'progress',
-				description: 'Set the progress of an active enrollment; 100 completes it',
-			},
-			{
-				name: 'Withdraw',
-				value: 'withdraw',
-				description: 'Withdraw the student from the course (an active enrollment only)',
-			},
-		],
+		options,
+		displayOptions: { show: version },
+	};
+}
+
+const properties: INodeProperties[] = [
+	enrollmentLocator,
+	// Two parameters of one name, one per version (n8n shows the one whose version matches): a
+	// version-2 node keeps exactly the choices it was saved with.
+	changeProperty(CHANGES, { '@version': [2] }),
+	changeProperty(CHANGES_2_1, { '@version': [{ _cnd: { gte: 2.1 } }] }),
+	{
+		...dueDateProperty('The new deadline: when the student must have completed the course. A date already past makes an active enrollment overdue at once.', true),
+		displayOptions: { show: { change: ['dueDate'] } },
 	},
 	{
 		displayName: 'Progress (%)',
@@ -52,7 +87,7 @@ export const description = updateDisplayOptions({ show: { operation: ['update'] 
 
 const STATUS_OF: Record<string, string> = { complete: 'completed', reactivate: 'active', withdraw: 'withdrawn' };
 
-/** PATCH /enrollments/{id} (SPEC §10); a 409 invalid_transition is explained by the transport's error mapping. */
+/** PATCH /enrollments/{id} (SPEC §10, §17's due_at); a 409 invalid_transition is explained by the transport's error mapping. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = await requiredLocatorId.call(this, 'enrollment', 'enrollment', 'Enrollment', itemIndex);
 	const change = this.getNodeParameter('change', itemIndex) as string;
@@ -65,6 +100,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			});
 		}
 		body = { progress_percent: progress };
+	} else if (change === 'dueDate' || change === 'clearDueDate') {
+		const dueAt = change === 'dueDate' ? this.getNodeParameter('dueDate', itemIndex, '') : undefined;
+		const due = lmsDateTime(this.getNode(), dueAt, 'Due Date', this.getTimezone(), itemIndex);
+		if (change === 'dueDate' && due === undefined) {
+			throw new NodeOperationError(this.getNode(), 'Due Date is empty', {
+				itemIndex,
+				description: 'Pick the new deadline, or choose Clear Due Date to remove it',
+			});
+		}
+		body = { due_at: due ?? null };
 	} else if (STATUS_OF[change]) {
 		body = { status: STATUS_OF[change] };
 	} else {
