@@ -53,14 +53,18 @@ export interface PageRequest {
 
 /** One page of the rows `where` selects, in list order. */
 export async function readPage<R>(table: Table<R>, where: Where, { page, perPage }: PageRequest): Promise<R[]> {
-	const offset = (page - 1) * perPage;
-	const params = [...where.params, perPage, offset];
-	const [limit, skip] = [`$${params.length - 1}`, `$${params.length}`];
+	return readRange(table, where, (page - 1) * perPage, perPage);
+}
+
+/** Up to `limit` of the rows `where` selects, in list order, after skipping `offset` (SCIM's startIndex - 1). */
+export async function readRange<R>(table: Table<R>, where: Where, offset: number, limit: number): Promise<R[]> {
+	const params = [...where.params, limit, offset];
+	const [limitParam, skip] = [`$${params.length - 1}`, `$${params.length}`];
 	const sql =
 		offset < DEFERRED_JOIN_FROM_OFFSET
-			? `SELECT ${selectList(table)} FROM ${table.name} t WHERE ${scoped(table, where)} ORDER BY ${ORDER} LIMIT ${limit} OFFSET ${skip}`
+			? `SELECT ${selectList(table)} FROM ${table.name} t WHERE ${scoped(table, where)} ORDER BY ${ORDER} LIMIT ${limitParam} OFFSET ${skip}`
 			: `SELECT ${selectList(table)} FROM ${table.name} t JOIN (SELECT id FROM ${table.name} WHERE ${scoped(table, where)} ` +
-				`ORDER BY ${ORDER} LIMIT ${limit} OFFSET ${skip}) page ON page.id = t.id ORDER BY t.created_at, t.id`;
+				`ORDER BY ${ORDER} LIMIT ${limitParam} OFFSET ${skip}) page ON page.id = t.id ORDER BY t.created_at, t.id`;
 	return processReads().rows<R>(statement(sql, table.dates), params);
 }
 

@@ -3,6 +3,7 @@ import type { Store } from 'express-rate-limit';
 import helmet from 'helmet';
 
 import { processDatabase } from '../db';
+import { mountScim } from '../scim/routes';
 import { createSettingsRouter } from '../settings/router';
 import { mountApi } from './api-router';
 import type { AppDeps } from './deps';
@@ -75,6 +76,8 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 	app.use(createRateLimiter(config, limitStore, logger));
 	// The API first: its requests are the many, and the settings router has layers to pass.
 	mountApi(app, deps);
+	// SCIM for identity providers: its own error format, so its own 404 and error handler.
+	mountScim(app);
 	app.use(createSettingsRouter(deps));
 	app.use(notFoundHandler);
 	app.use(errorHandler);

@@ -1,0 +1,20 @@
+import type { Request } from 'express';
+
+import type { UserRow } from '../users/queries';
+import { scimErrors } from './errors';
+import { versionOf } from './resource';
+
+const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+
+/**
+ * If-Match on PUT, PATCH and DELETE (RFC 7644 §3.14, RFC 9110 §13.1.1 with weak comparison, as
+ * our tags are weak): the write goes ahead only if the user is still at a version the client
+ * names, or `*`; otherwise 412 and nothing changes.
+ */
+export function checkIfMatch(req: Request, user: Pick<UserRow, 'updatedAt'>): void {
+	const header = req.get('if-match');
+	if (header === undefined) return;
+	const tags = header.split(',').map(opaque);
+	if (tags.includes('*') || tags.includes(opaque(versionOf(user)))) return;
+	throw scimErrors.preconditionFailed();
+}

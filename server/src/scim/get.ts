@@ -1,0 +1,25 @@
+import type { RequestHandler } from 'express';
+
+import { isIdOf } from '../common/id-shapes';
+import { readOne } from '../db/table';
+import { callerOf } from '../http/auth';
+import { USERS, type UserRow } from '../users/queries';
+import { scimErrors, sendScim } from './errors';
+import { scimBase, userResource, versionOf } from './resource';
+
+/** The user with this id in the caller's organization; another organization's, or no such id, is the same 404. */
+export async function findUser(organizationId: string, id: string): Promise<UserRow> {
+	const row = isIdOf('user', id) ? await readOne(USERS, organizationId, id) : undefined;
+	if (!row) throw scimErrors.notFound('user');
+	return row;
+}
+
+/** Sends one user with its ETag (RFC 7644 §3.14). */
+export function sendUser(res: Parameters<RequestHandler>[1], status: number, row: UserRow, headers: Record<string, string> = {}): void {
+	sendScim(res, status, userResource(row, scimBase(res.req)), { ETag: versionOf(row), ...headers });
+}
+
+/** GET /scim/v2/Users/{id} */
+export const getUser: RequestHandler = async (req, res) => {
+	sendUser(res, 200, await findUser(callerOf(res).organization.id, String(req.params.id)));
+};

@@ -1,0 +1,30 @@
+import type { RequestHandler } from 'express';
+
+import { callerOf } from '../http/auth';
+import { changeUser } from '../users/change';
+import { bodyObject, userFromBody } from './body';
+import { scimErrors } from './errors';
+import { checkIfMatch } from './etag';
+import { findUser, sendUser } from './get';
+import { scimBase, userResource } from './resource';
+import { wantedOf } from './translate';
+
+/**
+ * PUT /scim/v2/Users/{id}: the resource as the client now has it, applied through the same
+ * change as PATCH /api/v1/users/{id} (users/change.ts, door `api`): only what differs is written,
+ * with its events (user.updated with the old values, user.deactivated/reactivated); nothing
+ * different, nothing written or emitted.
+ */
+export const replaceUser: RequestHandler = async (req, res) => {
+	const body = bodyObject(req);
+	const resource = userFromBody(body);
+	if (resource.userName === undefined || resource.userName.trim() === '') {
+		throw scimErrors.invalidValue("userName is required: the user's e-mail address.");
+	}
+	const organizationId = callerOf(res).organization.id;
+	const row = await findUser(organizationId, String(req.params.id));
+	checkIfMatch(req, row);
+	const wanted = wantedOf(userResource(row, scimBase(req)), resource, { externalIdGiven: 'externalId' in body });
+	const { user } = await changeUser(organizationId, row.id, wanted, 'api');
+	sendUser(res, 200, user);
+};

@@ -1,0 +1,66 @@
+import express, { type Application, type RequestHandler } from 'express';
+
+import type { Scope } from '../api-keys/model';
+import { problems } from '../common/problem';
+import { checkCaller } from '../http/auth';
+import { createUser } from './create';
+import { deleteUser } from './delete';
+import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './discovery';
+import { methodNotAllowed, scimErrorHandler, scimNotFound } from './errors';
+import { getUser } from './get';
+import { listUsers } from './list';
+import { patchUser } from './patch';
+import { replaceUser } from './replace';
+
+/** SCIM 2.0 (RFC 7643, 7644) for identity providers: SPEC §16. */
+export const SCIM_PREFIX = '/scim/v2';
+
+/**
+ * The same keys as /api/v1, checked the same way (http/auth.ts): reads need read:users, writes
+ * write:users, discovery any key. `Cache-Control: no-store`: answers hold people's records.
+ */
+function guard(scope: Scope | 'any-key'): RequestHandler {
+	return async (req, res, next) => {
+		res.setHeader('Cache-Control', 'no-store');
+		await checkCaller(req, res, scope);
+		next();
+	};
+}
+
+const SCIM_TYPES = ['application/scim+json', 'application/json'];
+
+/** SCIM bodies come as application/scim+json (RFC 7644 §3.1) or, from Okta, application/json. */
+const body: RequestHandler[] = [
+	(req, _res, next) => {
+		if (!req.is(SCIM_TYPES)) throw problems.unsupportedMediaType();
+		next();
+	},
+	express.json({ limit: '16kb', strict: true, type: SCIM_TYPES }),
+];
+
+type Methods = Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', RequestHandler[]>>;
+
+const ROUTES: Record<string, Methods> = {
+	'/ServiceProviderConfig': { get: [guard('any-key'), serviceProviderConfig] },
+	'/ResourceTypes': { get: [guard('any-key'), resourceTypes] },
+	'/ResourceTypes/:id': { get: [guard('any-key'), resourceType] },
+	'/Schemas': { get: [guard('any-key'), schemas] },
+	'/Schemas/:id': { get: [guard('any-key'), schema] },
+	'/Users': { get: [guard('read:users'), listUsers], post: [guard('write:users'), ...body, createUser] },
+	'/Users/:id': {
+		get: [guard('read:users'), getUser],
+		put: [guard('write:users'), ...body, replaceUser],
+		patch: [guard('write:users'), ...body, patchUser],
+		delete: [guard('write:users'), deleteUser],
+	},
+};
+
+/** Mounts /scim/v2 on the app; every error under it, unknown paths included, is a SCIM error. */
+export function mountScim(app: Application): void {
+	for (const [path, methods] of Object.entries(ROUTES)) {
+		const route = app.route(SCIM_PREFIX + path);
+		for (const [method, handlers] of Object.entries(methods) as Array<[keyof Methods, RequestHandler[]]>) route[method](...handlers);
+		route.all(methodNotAllowed(Object.keys(methods).map((m) => m.toUpperCase())));
+	}
+	app.use(SCIM_PREFIX, scimNotFound, scimErrorHandler);
+}
