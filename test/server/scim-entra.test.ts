@@ -1,0 +1,184 @@
+import type { TestServer } from '../helpers/server';
+import { call, feedCaughtUp, startApiServer, type World } from './api-fixtures';
+import { expectScimError, expectUserResource, LIST, PATCH_OP, scim, USER } from './scim-fixtures';
+
+/**
+ * Microsoft Entra ID's documented provisioning requests, replayed: "Tutorial: Develop and plan
+ * provisioning for a SCIM endpoint" (learn.microsoft.com, use-scim-to-provision-users-and-groups:
+ * the User operations) and "Known issues and resolutions with SCIM 2.0 protocol compliance"
+ * (application-provisioning-config-problem-scim-compatibility: the requests Entra sends without
+ * and with the aadOptscim062020 flag: "Replace"/"Add", "False" strings, path-less replace with
+ * dotted keys). Entra's sample userName is a placeholder ("Test_User_<guid>"); a real tenant sends
+ * the userPrincipalName, an e-mail-shaped name, which is what the LMS's userName (the e-mail) takes.
+ */
+
+let server: TestServer;
+let world: World;
+let auth: string;
+beforeAll(async () => {
+	({ server, world } = await startApiServer());
+	auth = (await server.createKey('acme', ['read:users', 'write:users'], 'entra')).key;
+});
+afterAll(() => server.stop());
+
+const upn = `Test_User_00aa00aa-bb11-cc22-dd33-${Math.random().toString(16).slice(2, 14)}@testuser.com`;
+const externalId = '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef';
+const patch = (id: string, Operations: unknown[], headers: Record<string, string> = {}) =>
+	scim(server, `/Users/${id}`, { method: 'PATCH', key: auth, headers, body: { schemas: [PATCH_OP], Operations } });
+const apiUser = async (id: string) => (await call(server, `/api/v1/users/${id}`, { key: world.keys.all })).body;
+
+/** The documented Create User body, with `userName` given. */
+const createBody = (userName: string) => ({
+	schemas: [USER, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
+	externalId,
+	userName,
+	active: true,
+	emails: [{ primary: true, type: 'work', value: userName }],
+	meta: { resourceType: 'User' },
+	name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
+	roles: [],
+});
+
+let id: string;
+
+test('Get User by query before the create: zero results, as documented', async () => {
+	const reply = await scim(server, `/Users?filter=${encodeURIComponent(`userName eq "${upn}"`)}`, { key: auth });
+	expect(reply.status).toBe(200);
+	expect(reply.body).toEqual({ schemas: [LIST], totalResults: 0, Resources: [], startIndex: 1, itemsPerPage: 0 });
+	const nobody = await scim(server, `/Users?filter=${encodeURIComponent('userName eq "non-existent user"')}`, { key: auth });
+	expect(nobody.body.totalResults).toBe(0);
+});
+
+test("Create User: the placeholder userName of Entra's sample is refused with the mapping to fix; the UPN creates the user", async () => {
+	const placeholder = await scim(server, '/Users', { method: 'POST', key: auth, body: createBody('Test_User_00aa00aa-bb11-cc22-dd33-44ee44ee44ee') });
+	expectScimError(placeholder, 400, 'invalidValue');
+	expect(placeholder.body.detail).toContain('userPrincipalName');
+
+	const reply = await scim(server, '/Users', { method: 'POST', key: auth, body: createBody(upn) });
+	expect(reply.status).toBe(201);
+	expectUserResource(reply.body, server.baseUrl);
+	expect(reply.body).toMatchObject({
+		schemas: [USER],
+		externalId,
+		userName: upn,
+		name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
+		active: true,
+		emails: [{ value: upn, type: 'work', primary: true }],
+	});
+	id = reply.body.id;
+	expect(reply.headers.get('location')).toBe(`${server.baseUrl}/scim/v2/Users/${id}`);
+	// The same user by the other door.
+	expect(await apiUser(id)).toMatchObject({ id, email: upn, name: 'givenName familyName', external_id: externalId, role: 'student', status: 'active' });
+});
+
+test('Get User, and Get User by query: found; a wrong id is a 404 SCIM error', async () => {
+	const one = await scim(server, `/Users/${id}`, { key: auth });
+	expect(one.status).toBe(200);
+	expect(one.body.id).toBe(id);
+	expectScimError(await scim(server, '/Users/5171a35d82074e068ce2', { key: auth }), 404);
+	const found = await scim(server, `/Users?filter=${encodeURIComponent(`userName eq "${upn}"`)}`, { key: auth });
+	expect(found.body).toMatchObject({ schemas: [LIST], totalResults: 1, startIndex: 1, itemsPerPage: 1 });
+	expect(found.body.Resources[0]).toEqual(one.body);
+	// Entra may also match on the work e-mail, or on its externalId.
+	const byEmail = await scim(server, `/Users?filter=${encodeURIComponent(`emails[type eq "work" and value eq "${upn.toUpperCase()}"]`)}`, { key: auth });
+	expect(byEmail.body.Resources.map((r: { id: string }) => r.id)).toEqual([id]);
+	const byExternal = await scim(server, `/Users?filter=${encodeURIComponent(`externalId eq "${externalId}"`)}`, { key: auth });
+	expect(byExternal.body.Resources.map((r: { id: string }) => r.id)).toEqual([id]);
+});
+
+test('Update User [Multi-valued properties]: "Replace" emails[type eq "work"].value and name.familyName', async () => {
+	const email = `updatedEmail-${id}@microsoft.example`;
+	const reply = await patch(id, [
+		{ op: 'Replace', path: 'emails[type eq "work"].value', value: email },
+		{ op: 'Replace', path: 'name.familyName', value: 'updatedFamilyName' },
+	]);
+	expect(reply.status).toBe(200);
+	expect(reply.body).toMatchObject({
+		id,
+		externalId,
+		name: { formatted: 'givenName updatedFamilyName', familyName: 'updatedFamilyName', givenName: 'givenName' },
+		active: true,
+		emails: [{ value: email, type: 'work', primary: true }],
+		// The LMS keeps one e-mail, which is the userName.
+		userName: email,
+	});
+	expect(await apiUser(id)).toMatchObject({ email, name: 'givenName updatedFamilyName' });
+});
+
+test('Update User [Single-valued properties]: "Replace" userName', async () => {
+	const reply = await patch(id, [{ op: 'Replace', path: 'userName', value: upn }]);
+	expect(reply.status).toBe(200);
+	expect(reply.body).toMatchObject({ userName: upn, emails: [{ value: upn, type: 'work', primary: true }] });
+});
+
+test('Disable without the compliance flag: "Replace" active with the string "False"; "True" reactivates', async () => {
+	const off = await patch(id, [{ op: 'Replace', path: 'active', value: 'False' }]);
+	expect(off.status).toBe(200);
+	expect(off.body.active).toBe(false);
+	expect((await apiUser(id)).status).toBe('deactivated');
+	const on = await patch(id, [{ op: 'Replace', path: 'active', value: 'True' }]);
+	expect(on.body.active).toBe(true);
+	expect((await apiUser(id)).status).toBe('active');
+	// Anything else is not a boolean.
+	expectScimError(await patch(id, [{ op: 'Replace', path: 'active', value: 'maybe' }]), 400, 'invalidValue');
+});
+
+test('Replace multiple attributes without the flag: an attribute the LMS does not keep is 400 invalidPath and nothing changes', async () => {
+	const before = await apiUser(id);
+	const operations = [
+		{ op: 'Replace', path: 'displayName', value: 'Pvlo' },
+		{ op: 'Replace', path: 'emails[type eq "work"].value', value: `TestBcwqnm-${id}@test.microsoft.example` },
+		{ op: 'Replace', path: 'name.givenName', value: 'Gtfd' },
+		{ op: 'Replace', path: 'name.familyName', value: 'Pkqf' },
+		{ op: 'Replace', path: 'externalId', value: 'Eqpj' },
+		{ op: 'Replace', path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber', value: 'Eqpj' },
+	];
+	expectScimError(await patch(id, operations), 400, 'invalidPath');
+	expect(await apiUser(id)).toEqual(before);
+	// Without the attribute it does not keep (docs/provisioning.md: remove its mapping).
+	const reply = await patch(id, operations.slice(0, 5));
+	expect(reply.status).toBe(200);
+	expect(reply.body).toMatchObject({ externalId: 'Eqpj', name: { formatted: 'Gtfd Pkqf' }, userName: `TestBcwqnm-${id}@test.microsoft.example` });
+});
+
+test('Replace multiple attributes with the flag: a path-less replace whose value has dotted keys', async () => {
+	const reply = await patch(id, [
+		{ op: 'replace', path: 'emails[type eq "work"].value', value: upn },
+		{ op: 'replace', value: { displayName: 'Bjfe', 'name.givenName': 'Kkom', 'name.familyName': 'Unua' } },
+	]);
+	expect(reply.status).toBe(200);
+	expect(reply.body).toMatchObject({ userName: upn, name: { formatted: 'Kkom Unua', givenName: 'Kkom', familyName: 'Unua' }, displayName: 'Kkom Unua' });
+});
+
+test('"Add" of a single-value attribute the LMS does not keep (nickName) is 400 invalidPath; "Add" of one it keeps works', async () => {
+	expectScimError(await patch(id, [{ op: 'Add', path: 'nickName', value: 'Babs' }]), 400, 'invalidPath');
+	const reply = await patch(id, [{ op: 'Add', path: 'externalId', value: externalId }]);
+	expect(reply.body.externalId).toBe(externalId);
+});
+
+test('an empty Operations list changes nothing and emits nothing: 200 with the user', async () => {
+	await feedCaughtUp(server, world.keys.all, world.acme.id);
+	const head = (await call(server, '/api/v1/events/head', { key: world.keys.all })).body.after;
+	const before = await scim(server, `/Users/${id}`, { key: auth });
+	const reply = await patch(id, []);
+	expect(reply.status).toBe(200);
+	expect(reply.body).toEqual(before.body);
+	const events = await call(server, `/api/v1/events?after=${head}`, { key: world.keys.all });
+	expect(events.body.data).toEqual([]);
+	// The message must still be a PatchOp.
+	expectScimError(await scim(server, `/Users/${id}`, { method: 'PATCH', key: auth, body: { Operations: [] } }), 400, 'invalidSyntax');
+});
+
+test('Disable User (documented, boolean false), then Delete User: 204, the record stays deactivated', async () => {
+	const off = await scim(server, `/Users/${id}`, { method: 'PATCH', key: auth, body: { Operations: [{ op: 'Replace', path: 'active', value: false }], schemas: [PATCH_OP] } });
+	expect(off.status).toBe(200);
+	expect(off.body.active).toBe(false);
+	await patch(id, [{ op: 'replace', path: 'active', value: true }]);
+	const del = await scim(server, `/Users/${id}`, { method: 'DELETE', key: auth });
+	expect(del.status).toBe(204);
+	expect(del.text).toBe('');
+	expect((await scim(server, `/Users/${id}`, { key: auth })).body.active).toBe(false);
+	expect(await apiUser(id)).toMatchObject({ id, status: 'deactivated', deactivated_at: expect.stringMatching(/Z$/) });
+	// A repeat is the same answer.
+	expect((await scim(server, `/Users/${id}`, { method: 'DELETE', key: auth })).status).toBe(204);
+});
