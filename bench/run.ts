@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search  report
+ *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search  report  scim
  */
 import { apiOverhead } from './api-overhead';
 import { eventsBench } from './events';
@@ -9,6 +9,7 @@ import { memory } from './memory';
 import { reportBench } from './report';
 import { returnAllBench } from './return-all';
 import { scale } from './scale';
+import { scimBench } from './scim';
 import { searchBench } from './search';
 import { webhookFairnessBench } from './webhook-fairness';
 import { webhooksBench } from './webhooks';
@@ -25,6 +26,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	'sign-in-storm': signInStorm,
 	search: searchBench,
 	report: reportBench,
+	scim: scimBench,
 };
 
 async function main(): Promise<void> {
