@@ -26,6 +26,18 @@ export interface LmsOperation {
 	executeMany?: (this: IExecuteFunctions, itemIndexes: number[]) => Promise<LmsItemOutcome[]>;
 }
 
+/**
+ * n8n adds "Custom API Call" to the Operation of every action node whose credential authenticates
+ * requests by itself (the LMS API credential does), and shows beside it that the HTTP Request node
+ * makes the call. A node run with it gets this value; it says the same, with the steps.
+ */
+const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
+const CUSTOM_API_CALL_MESSAGE = 'Custom API Call runs in the HTTP Request node, with the LMS API credential';
+const CUSTOM_API_CALL_HOW =
+	'Add an HTTP Request node, set Authentication to "Predefined Credential Type" and Credential Type to "LMS API", ' +
+	'and call your LMS Base URL followed by /api/v1/… (for example /api/v1/users?status=active). ' +
+	'Every endpoint is described at /api/v1/openapi.json on your LMS.';
+
 /** Runs execute for one item, as an outcome. */
 export async function outcomeOf(
 	this: IExecuteFunctions,
@@ -49,6 +61,9 @@ export async function executeLmsOperation(
 	operations: Record<string, LmsOperation>,
 ): Promise<INodeExecutionData[][]> {
 	const operation = this.getNodeParameter('operation', 0) as string;
+	if (operation === CUSTOM_API_CALL) {
+		throw new NodeOperationError(this.getNode(), CUSTOM_API_CALL_MESSAGE, { description: CUSTOM_API_CALL_HOW });
+	}
 	const selected = operations[operation];
 	if (!selected) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported`);
