@@ -60,6 +60,8 @@ export const patchUser: RequestHandler = async (req, res) => {
 		sendUser(res, 200, row);
 		return;
 	}
+	// userName is required (RFC 7643 §4.1.1): a remove of it cannot leave the user without one.
+	if (patched.userName === undefined || patched.userName.trim() === '') throw scimErrors.invalidValue("userName is required and cannot be removed: it is the user's e-mail.");
 	const { user } = await changeUser(organizationId, row.id, wantedOf(before, { ...patched }, { externalIdGiven: true }), 'api');
 	sendUser(res, 200, user);
 };
