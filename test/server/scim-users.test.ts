@@ -96,6 +96,26 @@ describe('ETags (RFC 7644 §3.14)', () => {
 	});
 });
 
+describe('ETags under concurrency', () => {
+	test('10 concurrent PATCHes with the same If-Match: exactly one applies, the others are 412 (no lost update)', async () => {
+		const user = await newUser();
+		const replies = await Promise.all(
+			Array.from({ length: 10 }, (_, i) =>
+				scim(server, `/Users/${user.id}`, {
+					method: 'PATCH',
+					key,
+					headers: { 'if-match': user.meta.version },
+					body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'name.givenName', value: `Writer${i}` }] },
+				}),
+			),
+		);
+		const applied = replies.filter((r) => r.status === 200);
+		expect(applied).toHaveLength(1);
+		for (const r of replies.filter((x) => x.status !== 200)) expectScimError(r, 412);
+		expect((await scim(server, `/Users/${user.id}`, { key })).body.name.givenName).toBe(applied[0].body.name.givenName);
+	});
+});
+
 describe('bad input changes nothing and is a SCIM 400', () => {
 	test('POST: no schemas, no userName, a userName that is not an e-mail, wrong types, a name too long', async () => {
 		const count = await User.count();

@@ -14,6 +14,6 @@ export const deleteUser: RequestHandler = async (req, res) => {
 	const organizationId = callerOf(res).organization.id;
 	const row = await findUser(organizationId, String(req.params.id));
 	checkIfMatch(req, row);
-	await changeUser(organizationId, row.id, { status: 'deactivated' }, 'api');
+	await changeUser(organizationId, row.id, { status: 'deactivated' }, 'api', (locked) => checkIfMatch(req, locked));
 	res.status(204).end();
 };

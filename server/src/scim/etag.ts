@@ -9,7 +9,9 @@ const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
 /**
  * If-Match on PUT, PATCH and DELETE (RFC 7644 §3.14, RFC 9110 §13.1.1 with weak comparison, as
  * our tags are weak): the write goes ahead only if the user is still at a version the client
- * names, or `*`; otherwise 412 and nothing changes.
+ * names, or `*`; otherwise 412 and nothing changes. Checked when the user is read, and again on
+ * the row the change has locked (users/change.ts), so a change by another door in between is
+ * not overwritten.
  */
 export function checkIfMatch(req: Request, user: Pick<UserRow, 'updatedAt'>): void {
 	const header = req.get('if-match');

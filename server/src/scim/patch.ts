@@ -62,6 +62,7 @@ export const patchUser: RequestHandler = async (req, res) => {
 	}
 	// userName is required (RFC 7643 §4.1.1): a remove of it cannot leave the user without one.
 	if (patched.userName === undefined || patched.userName.trim() === '') throw scimErrors.invalidValue("userName is required and cannot be removed: it is the user's e-mail.");
-	const { user } = await changeUser(organizationId, row.id, wantedOf(before, { ...patched }, { externalIdGiven: true }), 'api');
+	const wanted = wantedOf(before, { ...patched }, { externalIdGiven: true });
+	const { user } = await changeUser(organizationId, row.id, wanted, 'api', (locked) => checkIfMatch(req, locked));
 	sendUser(res, 200, user);
 };

@@ -25,6 +25,6 @@ export const replaceUser: RequestHandler = async (req, res) => {
 	const row = await findUser(organizationId, String(req.params.id));
 	checkIfMatch(req, row);
 	const wanted = wantedOf(userResource(row, scimBase(req)), resource, { externalIdGiven: 'externalId' in body });
-	const { user } = await changeUser(organizationId, row.id, wanted, 'api');
+	const { user } = await changeUser(organizationId, row.id, wanted, 'api', (locked) => checkIfMatch(req, locked));
 	sendUser(res, 200, user);
 };

@@ -55,7 +55,14 @@ function userNotFound(id: string): RuleError {
  * of the same user take turns: the enrollment locks the row too (enrollments/enroll.ts) and sees
  * the status the deactivation committed, or commits first and is withdrawn by it.
  */
-export async function changeUser(organizationId: string | undefined, id: string, change: UserChange, door: Door): Promise<UserChangeResult> {
+export async function changeUser(
+	organizationId: string | undefined,
+	id: string,
+	change: UserChange,
+	door: Door,
+	/** Runs on the locked row before anything changes; throws to refuse (SCIM's If-Match). */
+	precondition?: (user: User) => void,
+): Promise<UserChangeResult> {
 	const asked = checked(change);
 	if (!isIdOf('user', id)) throw userNotFound(id);
 	const sequelize = User.sequelize!;
@@ -64,6 +71,7 @@ export async function changeUser(organizationId: string | undefined, id: string,
 		return await writeTransaction(sequelize, async (transaction) => {
 			const user = await User.findOne({ where: { id, ...scope }, transaction, lock: transaction.LOCK.UPDATE });
 			if (!user) throw userNotFound(id);
+			precondition?.(user);
 			if (door === 'api' && SIGN_IN_ROLES.includes(user.role)) {
 				throw new RuleError(
 					'protected_user',
