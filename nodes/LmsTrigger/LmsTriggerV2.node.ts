@@ -11,13 +11,21 @@ import { searchCourses } from '../shared/list-search';
 import { locatorId } from '../shared/locators';
 import { asNodeError, lmsProblemOf } from '../shared/transport';
 import { cursorScope } from './v1/poll';
-import { CERTIFICATE_EXPIRING, DEFAULT_DAYS_BEFORE, eventProperties, isFeedEvent, type FeedEventType } from './v2/events';
+import {
+	CERTIFICATE_EXPIRING,
+	DEFAULT_DAYS_BEFORE,
+	DEFAULT_DUE_DAYS_BEFORE,
+	ENROLLMENT_DUE_SOON,
+	eventProperties,
+	isFeedEvent,
+	type FeedEventType,
+} from './v2/events';
 import { pollEvents, sampleEvent, type TriggerSettings } from './v2/poll';
 import { clearState, copyState, readState, writeState, type TriggerState } from './v2/state';
 
 async function settingsOf(context: IPollFunctions): Promise<TriggerSettings> {
 	const chosen = context.getNodeParameter('events', []) as string[];
-	const unknown = chosen.filter((type) => type !== CERTIFICATE_EXPIRING && !isFeedEvent(type));
+	const unknown = chosen.filter((type) => type !== CERTIFICATE_EXPIRING && type !== ENROLLMENT_DUE_SOON && !isFeedEvent(type));
 	if (chosen.length === 0 || unknown.length > 0) {
 		throw new NodeOperationError(
 			context.getNode(),
@@ -36,25 +44,35 @@ async function settingsOf(context: IPollFunctions): Promise<TriggerSettings> {
 		}
 		settings.expiring = { days, courseId };
 	}
+	if (chosen.includes(ENROLLMENT_DUE_SOON)) {
+		const days = Number(context.getNodeParameter('dueDaysBefore', DEFAULT_DUE_DAYS_BEFORE));
+		if (!Number.isInteger(days) || days < 1) {
+			throw new NodeOperationError(context.getNode(), 'Days Before Due Date must be a whole number of days, 1 or more');
+		}
+		settings.dueSoon = { days, courseId };
+	}
 	return settings;
 }
 
 /** Events, filters and days as the scope's query: a change of any starts a new baseline. */
 function scopeQuery(settings: TriggerSettings): Record<string, string> {
-	const query: Record<string, string> = { events: [...settings.events, ...(settings.expiring ? [CERTIFICATE_EXPIRING] : [])].sort().join(',') };
+	const made = [...(settings.expiring ? [CERTIFICATE_EXPIRING] : []), ...(settings.dueSoon ? [ENROLLMENT_DUE_SOON] : [])];
+	const query: Record<string, string> = { events: [...settings.events, ...made].sort().join(',') };
 	if (settings.courseId) query.course_id = settings.courseId;
 	if (settings.role) query.role = settings.role;
 	if (settings.expiring) query.days = String(settings.expiring.days);
+	if (settings.dueSoon) query.due_days = String(settings.dueSoon.days);
 	return query;
 }
 
 /** What the node does, as the node panel and the versioned node's base description say it. */
 export const LMS_TRIGGER_DESCRIPTION =
-	'Starts the workflow when something happens in your LMS: a new user or enrollment, a completion, a withdrawal, a certificate issued or about to expire (polling)';
+	'Starts the workflow when something happens in your LMS: a new user or enrollment, a completion, a withdrawal, a deadline soon or missed, a certificate issued or about to expire (polling)';
 
 /**
  * Version 2 reads the LMS's event feed (GET /api/v1/events, SPEC §11) from the last event it
- * received, and makes Certificate Expiring from the certificates' expiry dates (expiring.ts).
+ * received, and makes Certificate Expiring from the certificates' expiry dates (expiring.ts) and
+ * Enrollment Due Soon from the enrollments' due dates (due-soon.ts).
  * See docs/trigger.md for how each promise is kept.
  */
 export class LmsTriggerV2 implements INodeType {

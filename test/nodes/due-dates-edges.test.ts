@@ -2,8 +2,8 @@
  * Edges of SPEC §17 in the nodes that the real server cannot stage: how a Due Date reaches the
  * LMS from every form n8n can hand over (a zone-less pick in a time zone with daylight saving,
  * a date alone, a Luxon DateTime from an expression, a Date), the requests the deadline filters
- * make, and an answer that is not the completion report. The real exchanges are in
- * due-dates.test.ts.
+ * make, an answer that is not the completion report, and LMS Trigger's Enrollment Due Soon past
+ * its memory bound. The real exchanges are in due-dates.test.ts and trigger-due-soon.test.ts.
  */
 import type { INode } from 'n8n-workflow';
 import { DateTime } from 'luxon';
@@ -11,9 +11,11 @@ import nock from 'nock';
 
 import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
+import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
+import { MAX_WINDOW } from '../../nodes/LmsTrigger/v2/due-soon';
 import { lmsDateTime } from '../../nodes/shared/dates';
-import { runNode } from '../helpers/n8n';
-import { credentials, listPage, lmsApi } from '../helpers/lms-api-mock';
+import { runNode, runPoll } from '../helpers/n8n';
+import { credentials, listPage, lmsApi, problem } from '../helpers/lms-api-mock';
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
@@ -102,5 +104,35 @@ describe('requests', () => {
 		lmsApi().get('/api/v1/reports/course_completion').query({ course_id: 'crs_1' }).reply(200, { rows: [] });
 		const { error } = await runNode(new LmsCourses(), { operation: 'getCompletionReport', filters: { course: rl('id', 'crs_1') } }, { credentials });
 		expect(error?.message).toBe('The answer from /reports/course_completion is not the LMS completion report: check the Base URL in the credential');
+	});
+});
+
+describe('LMS Trigger: Enrollment Due Soon with more than 1,000 enrollments due within N days', () => {
+	const parameters = { events: ['enrollment.due_soon'], dueDaysBefore: 7 };
+	const enrollment = (id: string, dueAt: string) => ({ id, student_id: 'usr_1', course_id: 'crs_1', status: 'active', due_at: dueAt, overdue: false });
+
+	it('reads only what the clock brings in past the previous bound, emits it, and keeps the state when a read fails', async () => {
+		const queries: Array<Record<string, string>> = [];
+		const staticData = {};
+		const poll = async () => {
+			const { output } = await runPoll(new LmsTrigger(), parameters, { credentials, staticData });
+			return output ? output[0].map((item) => item.json) : [];
+		};
+		const capture = (q: object) => queries.push(q as Record<string, string>) > 0;
+
+		lmsApi().get('/api/v1/enrollments').query(capture).reply(200, listPage([], 1, 100, MAX_WINDOW + 1));
+		expect(await poll()).toEqual([]);
+		const firstUpper = Date.parse(queries[0].due_before) - 1;
+		expect(queries[0]).toMatchObject({ status: 'active', page: '1', per_page: '100' });
+
+		const soon = enrollment('enr_1', new Date(firstUpper + 1).toISOString());
+		lmsApi().get('/api/v1/enrollments').query(capture).reply(403, problem(403, 'insufficient_scope', 'This key lacks read:enrollments.')[1]);
+		await expect(poll()).rejects.toThrow();
+		lmsApi().get('/api/v1/enrollments').query(capture).reply(200, listPage([soon], 1, 100, 1));
+		const items = await poll();
+		expect(items).toEqual([expect.objectContaining({ id: 'enr_1', event_type: 'enrollment.due_soon', event_id: null, days_left: 7 })]);
+		// Both reads after activation start where the activation's window ended: the failed one moved nothing.
+		expect(queries.slice(1).map((q) => Date.parse(q.due_after))).toEqual([firstUpper, firstUpper]);
+		expect(queries).toHaveLength(3);
 	});
 });

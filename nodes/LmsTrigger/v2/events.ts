@@ -12,7 +12,12 @@ export type FeedEventType = string;
 /** Not a feed event: the trigger makes it, N days before a certificate's `expires_at`. */
 export const CERTIFICATE_EXPIRING = 'certificate.expiring';
 
-export type TriggerEventType = FeedEventType | typeof CERTIFICATE_EXPIRING;
+/** Not a feed event either: the trigger makes it, N days before an enrollment's `due_at` (due-soon.ts). */
+export const ENROLLMENT_DUE_SOON = 'enrollment.due_soon';
+
+export const DEFAULT_DUE_DAYS_BEFORE = 7;
+
+export type TriggerEventType = FeedEventType | typeof CERTIFICATE_EXPIRING | typeof ENROLLMENT_DUE_SOON;
 
 export function isFeedEvent(type: string): type is FeedEventType {
 	return (FEED_EVENTS as readonly string[]).includes(type);
@@ -22,6 +27,7 @@ export function isFeedEvent(type: string): type is FeedEventType {
 export const COURSE_EVENTS: TriggerEventType[] = [
 	...FEED_EVENTS.filter((type) => !type.startsWith('user.')),
 	CERTIFICATE_EXPIRING,
+	ENROLLMENT_DUE_SOON,
 ];
 
 export const DEFAULT_DAYS_BEFORE = 30;
@@ -42,8 +48,14 @@ export const eventProperties: INodeProperties[] = [
 				description:
 					'A certificate expires in the number of days set below; certificates issued with less time left trigger when they are issued (needs read:enrollments)',
 			},
+			{
+				name: 'Enrollment Due Soon',
+				value: ENROLLMENT_DUE_SOON,
+				description:
+					'An active enrollment is due in the number of days set below, once per enrollment and due date; one assigned or moved with less time left triggers at the next poll (needs read:enrollments; LMS Trigger only)',
+			},
 			...LMS_EVENT_OPTIONS,
-		],
+		].sort((a, b) => a.name.localeCompare(b.name)),
 	},
 	{
 		displayName: 'Days Before Expiry',
@@ -56,12 +68,22 @@ export const eventProperties: INodeProperties[] = [
 		displayOptions: { show: { events: [CERTIFICATE_EXPIRING] } },
 	},
 	{
+		displayName: 'Days Before Due Date',
+		name: 'dueDaysBefore',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 3650, numberPrecision: 0 },
+		default: DEFAULT_DUE_DAYS_BEFORE,
+		description:
+			'How many days before an active enrollment’s due date the workflow starts for it (Enrollment Due Soon), once per enrollment and due date',
+		displayOptions: { show: { events: [ENROLLMENT_DUE_SOON] } },
+	},
+	{
 		...filtersCollection([
 			lmsLocator('course', {
 				displayName: 'Course',
 				name: 'course',
 				description:
-					'Only enrollment and certificate events (Certificate Expiring included) of this course: pick it by title or give its ID (crs_…); user events are not filtered',
+					'Only enrollment and certificate events (Certificate Expiring and Enrollment Due Soon included) of this course: pick it by title or give its ID (crs_…); user events are not filtered',
 			}),
 			roleFilter('Only user events (User Created, Updated, Deactivated, Reactivated) for users with this role; other events are not filtered'),
 		]),

@@ -5,6 +5,7 @@ import { eventItem, type LmsEvent } from '../../shared/event-item';
 import { lmsApiPages, lmsApiRequest, lmsProblemOf, MAX_PER_PAGE } from '../../shared/transport';
 import { pollDeadline } from '../v1/poll';
 import { isFeedEvent, type FeedEventType } from './events';
+import { pollDueSoon, sampleDueSoon, type DueSoonSettings } from './due-soon';
 import { DAY_MS, ExpiringSchedule, expiresAtOf, expiringItem, type ExpiringSettings } from './expiring';
 import type { TriggerState } from './state';
 
@@ -28,6 +29,8 @@ export interface TriggerSettings {
 	events: FeedEventType[];
 	/** Set when Certificate Expiring is chosen. */
 	expiring?: ExpiringSettings;
+	/** Set when Enrollment Due Soon is chosen. */
+	dueSoon?: DueSoonSettings;
 	courseId?: string;
 	role?: string;
 }
@@ -133,7 +136,8 @@ export async function pollEvents(
 		}
 	};
 
-	let caughtUp = await walk(types);
+	// Enrollment Due Soon alone reads no feed: only the enrollments list.
+	let caughtUp = types.length === 0 || (await walk(types));
 	// A cursor on an old event (nothing of the chosen types for a week): move it to the newest
 	// event of any type before the LMS's retention (≥ 30 days) drops it.
 	const lastRefresh = Math.max(state.afterAt ?? 0, state.checkedAt ?? 0);
@@ -163,7 +167,14 @@ export async function pollEvents(
 		}
 		expiring = schedule.finish();
 	}
-	return { items: [...items, ...expiring], state, requests };
+	let dueSoon: IDataObject[] = [];
+	if (settings.dueSoon) {
+		const result = await pollDueSoon(context, settings.dueSoon, state.dueSoon, now);
+		requests += result.requests;
+		state.dueSoon = result.state;
+		dueSoon = result.items;
+	}
+	return { items: [...items, ...expiring, ...dueSoon], state, requests };
 }
 
 /**
@@ -197,5 +208,6 @@ export async function sampleEvent(
 			return [expiringItem(entry, now)];
 		}
 	}
+	if (settings.dueSoon) return await sampleDueSoon(context, settings.dueSoon, now);
 	return [];
 }

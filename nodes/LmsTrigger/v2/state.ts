@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { isDueSoonState, type DueSoonState } from './due-soon';
+
 /**
  * Version 2's memory between polls, in the workflow's static data. n8n saves static data only
  * when a poll emits items (a poll that emits nothing or fails is not saved; the in-memory copy
@@ -47,6 +49,8 @@ export interface TriggerState {
 	 * feed (issued less than a day ago): id → until when to remember it (ms).
 	 */
 	recent?: Record<string, number>;
+	/** Enrollment Due Soon only (due-soon.ts): the window seen at the previous poll. */
+	dueSoon?: DueSoonState;
 }
 
 function isCount(value: unknown): value is number {
@@ -63,6 +67,7 @@ export function readState(staticData: IDataObject, scope: string): TriggerState 
 	if (state.checkedAt !== undefined && !isCount(state.checkedAt)) return undefined;
 	if (state.due !== undefined && !Array.isArray(state.due)) return undefined;
 	if (state.recent !== undefined && (typeof state.recent !== 'object' || state.recent === null)) return undefined;
+	if (state.dueSoon !== undefined && !isDueSoonState(state.dueSoon)) return undefined;
 	return state as TriggerState;
 }
 
