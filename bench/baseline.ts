@@ -19,7 +19,7 @@ const KEY_SQL =
 // The total as the server reads it: the counter migration 0009's triggers keep (list_counts).
 const COUNT_SQL = "SELECT n FROM list_counts WHERE organization_id = $1 AND list = 'users' AND filter = ''";
 const PAGE_SQL =
-	'SELECT id, name, email, role, created_at FROM users WHERE organization_id = $1 ' +
+	'SELECT id, name, email, role, status, external_id, created_at, updated_at, deactivated_at FROM users WHERE organization_id = $1 ' +
 	'ORDER BY created_at, id LIMIT $2 OFFSET $3';
 
 type Row = Record<string, unknown>;
@@ -90,7 +90,17 @@ app.get('/api/v1/users', (req, res, next) => {
 		const total = count === undefined ? 0 : Number(count.n);
 		res.setHeader('Link', linkHeader(req, page, perPage, total));
 		res.json({
-			data: rows.map((r) => ({ id: r.id, name: r.name, email: r.email, role: r.role, created_at: iso(r.created_at) })),
+			data: rows.map((r) => ({
+				id: r.id,
+				name: r.name,
+				email: r.email,
+				role: r.role,
+				status: r.status,
+				external_id: r.external_id,
+				created_at: iso(r.created_at),
+				updated_at: iso(r.updated_at),
+				deactivated_at: r.deactivated_at == null ? null : iso(r.deactivated_at),
+			})),
 			pagination: { page, per_page: perPage, total },
 		});
 	})().catch(next);

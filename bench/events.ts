@@ -8,10 +8,9 @@
  *    Added = (with − without) / (POST − added). Target: ≤ 20 %.
  */
 import { Client } from 'pg';
-import type { Sequelize } from 'sequelize';
 import sqlite3 from 'sqlite3';
 
-import { connect, Course, Enrollment, User } from '../server/src/db';
+import { connect, Course, Enrollment, User, type Database } from '../server/src/db';
 import { writeTransaction } from '../server/src/db/write-transaction';
 import { serializeEnrollment } from '../server/src/enrollments/serialize';
 import { recordEvent } from '../server/src/events/record';
@@ -151,7 +150,7 @@ async function writeFixtures(organizationId: string, count: number): Promise<{ s
 	return { students: users.map((u) => u.id), courses: courses.map((c) => c.id) };
 }
 
-async function measureWrites(sequelize: Sequelize, baseUrl: string, key: string, organizationId: string): Promise<WriteResult> {
+async function measureWrites(database: Database, baseUrl: string, key: string, organizationId: string): Promise<WriteResult> {
 	const { students, courses } = await writeFixtures(organizationId, WRITES);
 	// POST /enrollments through the server (each writes its enrollment.created event).
 	const posts: number[] = [];
@@ -169,7 +168,7 @@ async function measureWrites(sequelize: Sequelize, baseUrl: string, key: string,
 			[courses[2], true, withEvent],
 		] as const) {
 			const started = performance.now();
-			await writeTransaction(sequelize, async (transaction) => {
+			await writeTransaction(database, async (transaction) => {
 				const enrollment = await Enrollment.create(
 					{ organizationId, studentId, courseId, status: 'active', progressPercent: 0, enrolledAt: new Date(), completedAt: null },
 					{ transaction },
@@ -201,13 +200,13 @@ async function runOn(dialect: 'sqlite' | 'postgres'): Promise<{ reads: Map<strin
 		else await loadPostgresEvents(db.databaseUrl, organizationId);
 		// Retention stays out of the way: the loaded events are older than 30 days.
 		const server = await startLms({ DATABASE_URL: db.databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn', EVENT_RETENTION_DAYS: '36500' });
-		const sequelize = await connect({ databaseUrl: db.databaseUrl, poolMax: 2 });
+		const opened = await connect({ databaseUrl: db.databaseUrl, poolMax: 2 });
 		try {
 			const reads = await measureReads(server.baseUrl, key);
-			const writes = await measureWrites(sequelize, server.baseUrl, key, organizationId);
+			const writes = await measureWrites(opened, server.baseUrl, key, organizationId);
 			return { reads, writes };
 		} finally {
-			await sequelize.close();
+			await opened.close();
 			await server.stop();
 		}
 	} finally {

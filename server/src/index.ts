@@ -1,6 +1,6 @@
 /** The server package's public API, for the CLI, tests and anyone embedding the server. */
 export { loadConfig, ConfigError, type Config } from './config';
-export { connect, migrate, processDatabase } from './db';
+export { connect, database, Database, migrate } from './db';
 export { createApp, type AppOptions } from './http/app';
 export type { AppDeps } from './http/deps';
 export { createLogger } from './http/logging';

@@ -4,10 +4,9 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import type { Sequelize } from 'sequelize';
 
 import type { Config } from './config';
-import { connect, migrate as applyMigrations } from './db';
+import { connect, migrate as applyMigrations, type Database } from './db';
 import { scheduleOverdueSweep } from './enrollments/overdue-sweep';
 import { schedulePruning } from './events/retention';
 import { createApp } from './http/app';
@@ -34,7 +33,7 @@ export interface RunningServer {
 	/** The origin, e.g. `http://127.0.0.1:3000` (no trailing slash). */
 	url: string;
 	port: number;
-	sequelize: Sequelize;
+	db: Database;
 	/** The listening socket's server, with the timeouts below applied. */
 	httpServer: Server;
 	/** Stops accepting, lets in-flight requests finish, then releases the database and Redis. */
@@ -91,17 +90,17 @@ export function warnOfOpenWebhooks(config: Config, logger: Logger): void {
 export async function startServer(options: StartOptions): Promise<RunningServer> {
 	const { config } = options;
 	const logger = options.logger ?? createLogger(config);
-	const sequelize = await connect({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax });
-	if (options.migrate !== false) await applyMigrations(sequelize);
+	const db = await connect({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax });
+	if (options.migrate !== false) await applyMigrations(db);
 	// Plaintext signing secrets (before migration 0015) and those of a previous SEALING_SECRET.
 	if (options.migrate !== false) await sealWebhookSecrets(config.webhooks, logger);
 
-	const app = createApp({ config, logger }, { rateLimitStore: options.rateLimitStore });
+	const app = createApp({ config, logger, db }, { rateLimitStore: options.rateLimitStore });
 	const limitStore = app.locals.limitStore;
 	if (limitStore) {
 		await waitForLimitStore(limitStore, LIMIT_STORE_STARTUP_MS).catch(async (err: unknown) => {
 			await limitStore.close();
-			await sequelize.close();
+			await db.close();
 			throw err;
 		});
 	}
@@ -118,7 +117,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 	const metricsServer = config.metricsPort === undefined ? undefined : await listenForMetrics(config.metricsPort).catch(async (err: unknown) => {
 		server.close();
 		await limitStore?.close();
-		await sequelize.close();
+		await db.close();
 		throw err;
 	});
 	if (metricsServer) logger.info({ port: config.metricsPort }, `metrics on http://127.0.0.1:${config.metricsPort}/metrics`);
@@ -126,7 +125,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 	const pruning = schedulePruning(config.eventRetentionDays, (err) => logger.error({ err }, 'event retention pruning failed'));
 	warnOfOpenWebhooks(config, logger);
 	// Every instance sends webhooks; leases keep them from sending the same attempt twice.
-	const deliveries = new DeliveryWorker(sequelize, config.webhooks, logger);
+	const deliveries = new DeliveryWorker(db, config.webhooks, logger);
 	deliveries.start();
 	// Every instance sweeps passed deadlines; each enrollment.overdue is claimed in the database, so it is told once.
 	const overdue = scheduleOverdueSweep(config.overdueSweepMs, (err) => logger.error({ err }, 'overdue sweep failed'));
@@ -149,10 +148,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 			await overdue.stop();
 			await deliveries.stop();
 			await limitStore?.close();
-			await sequelize.close();
+			await db.close();
 		})();
 		return closing;
 	};
 
-	return { url: originOf(config.host, port), port, sequelize, httpServer: server, close };
+	return { url: originOf(config.host, port), port, db, httpServer: server, close };
 }

@@ -3,10 +3,9 @@
  * guards the sign-in form; a new key's secret is shown once even to concurrent requests of one
  * session; NUL bytes never cause a 5xx.
  */
-import { QueryTypes } from 'sequelize';
 
 import { ApiKey } from '../../server/src/api-keys/model';
-import { processDatabase } from '../../server/src/db';
+import { database } from '../../server/src/db';
 import { PageClient } from '../helpers/page-client';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -25,7 +24,7 @@ function superAdmin(organization = 'acme') {
 }
 
 async function sessionRows(): Promise<number> {
-	const [row] = await processDatabase().query<{ n: number | string }>('SELECT COUNT(*) AS n FROM sessions', { type: QueryTypes.SELECT });
+	const [row] = await database().rows<{ n: number | string }>('SELECT COUNT(*) AS n FROM sessions');
 	return Number(row.n);
 }
 

@@ -1,7 +1,6 @@
-import type { Sequelize } from 'sequelize';
 import { Client } from 'pg';
 
-import { connect, User } from '../../server/src/db';
+import { connect, User, type Database } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
 import { serializeUser } from '../../server/src/users/serialize';
@@ -30,7 +29,7 @@ interface FeedEvent {
 
 describe('the event feed with writers on two instances and transactions held open', () => {
 	let database: TestDatabase;
-	let sequelize: Sequelize;
+	let db: Database;
 	let pg: Client;
 	const instances: Instance[] = [];
 	let key: string;
@@ -62,14 +61,14 @@ describe('the event feed with writers on two instances and transactions held ope
 		pairs = rows;
 		expect(pairs).toHaveLength(160);
 
-		sequelize = await connect({ databaseUrl: database.databaseUrl, poolMax: 10 });
+		db = await connect({ databaseUrl: database.databaseUrl, poolMax: 10 });
 		const env = { DATABASE_URL: database.databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000', DATABASE_POOL_MAX: '10' };
 		instances.push(...(await Promise.all([startInstance(env), startInstance(env)])));
 	});
 
 	afterAll(async () => {
 		await Promise.all(instances.map((i) => i.stop()));
-		await sequelize?.close();
+		await db?.close();
 		await pg?.end();
 		await database?.remove();
 	});
@@ -110,13 +109,13 @@ describe('the event feed with writers on two instances and transactions held ope
 		const holder = async (h: number) => {
 			await sleep(150 * h);
 			const outcome = { eventId: '', overtaken: 0, committed: h % 3 !== 2 };
-			await writeTransaction(sequelize, async (transaction) => {
+			await writeTransaction(db, async (transaction) => {
 				const user = await User.create(
 					{ organizationId: acmeId, name: `Held ${h}`, email: `held${h}@acme.test`, role: 'student', passwordHash: null },
 					{ transaction },
 				);
 				await recordEvent(transaction, { organizationId: acmeId, type: 'user.created', object: serializeUser(user) });
-				const [row] = (await sequelize.query('SELECT id FROM events WHERE data LIKE $1', { bind: [`%${user.id}%`], transaction })) as [Array<{ id: string }>, unknown];
+				const [row] = (await db.sequelize.query('SELECT id FROM events WHERE data LIKE $1', { bind: [`%${user.id}%`], transaction })) as [Array<{ id: string }>, unknown];
 				outcome.eventId = row[0].id;
 				await sleep(1200);
 				// Proof that the hold matters: events with larger ids have committed meanwhile, so a

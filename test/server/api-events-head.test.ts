@@ -1,4 +1,4 @@
-import { Event, processDatabase } from '../../server/src/db';
+import { database, Event } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
 import { createKey, revokeKey } from '../../server/src/api-keys/service';
@@ -24,7 +24,7 @@ const enroll = (studentId: string, courseId: string, key = world.keys.all) =>
 	call(server, '/api/v1/enrollments', { method: 'POST', key, body: { student_id: studentId, course_id: courseId } });
 
 async function userEvent(organizationId: string, id: string): Promise<void> {
-	await writeTransaction(processDatabase(), (transaction) => recordEvent(transaction, { organizationId, type: 'user.created', object: { id } }));
+	await writeTransaction(database(), (transaction) => recordEvent(transaction, { organizationId, type: 'user.created', object: { id } }));
 }
 
 /** Every event id the key reads from the feed, oldest first. */
@@ -133,7 +133,7 @@ test('strict query: any parameter → 400 naming it; another method → 405', as
 		const released = new Promise<void>((resolve) => (release = resolve));
 		let written!: () => void;
 		const wrote = new Promise<void>((resolve) => (written = resolve));
-		const held = writeTransaction(processDatabase(), async (transaction) => {
+		const held = writeTransaction(database(), async (transaction) => {
 			await recordEvent(transaction, { organizationId: world.acme.id, type: 'user.created', object: { id: 'usr_held' } });
 			written();
 			await released;

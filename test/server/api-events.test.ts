@@ -1,4 +1,4 @@
-import { Course, Event, User } from '../../server/src/db';
+import { Course, database, Event, User } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
 import { pruneEvents } from '../../server/src/events/retention';
@@ -225,7 +225,7 @@ describe('a change that does not happen writes no event', () => {
 		});
 		expect(taken.code).toBe(1);
 		await expect(
-			writeTransaction(Event.sequelize!, async (transaction) => {
+			writeTransaction(database(), async (transaction) => {
 				await recordEvent(transaction, { organizationId: world.acme.id, type: 'user.created', object: { id: 'usr_ghost' } });
 				throw new Error('the change failed after its event was written');
 			}),

@@ -1,6 +1,5 @@
 import { loadConfig } from '../../server/src/config';
-import { processReads } from '../../server/src/db';
-import type { Statement } from '../../server/src/db/reads';
+import { database as processDatabase } from '../../server/src/db';
 import { createLogger } from '../../server/src/http/logging';
 import { startServer, type RunningServer } from '../../server/src/server';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
@@ -30,16 +29,16 @@ test('listens on an ephemeral port and reports its origin', () => {
 test('close() lets an in-flight request finish, then refuses new connections', async () => {
 	let release!: () => void;
 	const gate = new Promise<void>((resolve) => (release = resolve));
-	const reads = processReads();
-	const realRows = reads.rows.bind(reads);
+	const db = processDatabase();
+	const realRows = db.rows.bind(db);
 	// The courses page waits at the gate; everything else (the key lookup) goes through.
-	const spy = jest.spyOn(reads, 'rows').mockImplementation(async <R>(statement: Statement, params: readonly unknown[]) => {
-		if (statement.sql.includes('FROM courses')) await gate;
-		return realRows<R>(statement, params);
+	const spy = jest.spyOn(db, 'rows').mockImplementation(async <R extends object>(sql: string, params?: readonly unknown[]) => {
+		if (sql.includes('FROM courses')) await gate;
+		return realRows<R>(sql, params);
 	});
 	const base = { baseUrl: server.url };
 	const inFlight = call(base, '/api/v1/courses', { key: world.keys.all });
-	await waitUntil(() => spy.mock.calls.some(([statement]) => statement.sql.includes('FROM courses')), { what: 'the request at the gate' });
+	await waitUntil(() => spy.mock.calls.some(([sql]) => String(sql).includes('FROM courses')), { what: 'the request at the gate' });
 
 	let closed = false;
 	const closing = server.close().then(() => (closed = true));

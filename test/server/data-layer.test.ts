@@ -1,8 +1,6 @@
-import type { Sequelize } from 'sequelize';
-
 import { authenticate, createKey, rotateKey } from '../../server/src/api-keys/service';
 import { RuleError } from '../../server/src/common/rule-error';
-import { ApiKey, connect, Course, migrate, Organization, User } from '../../server/src/db';
+import { ApiKey, connect, Course, migrate, Organization, User, type Database } from '../../server/src/db';
 import { openDatabase } from '../../server/src/db/database';
 import { enrollStudent } from '../../server/src/enrollments/enroll';
 import { migrator } from '../../server/src/db/migrate';
@@ -34,22 +32,22 @@ function searching(organizationId: string, search: string): Where {
  */
 describe(`data layer (${testDialect()})`, () => {
 	let database: TestDatabase;
-	let sequelize: Sequelize;
+	let db: Database;
 	let org: Organization;
 
 	beforeAll(async () => {
 		database = await createTestDatabase({ languageCollation: true });
-		sequelize = await connect({ databaseUrl: database.databaseUrl, poolMax: 10 });
-		await migrate(sequelize);
+		db = await connect({ databaseUrl: database.databaseUrl, poolMax: 10 });
+		await migrate(db);
 		org = await createOrganization({ name: 'Acme', slug: 'acme', plan: 'enterprise' });
 	});
 	afterAll(async () => {
-		await sequelize?.close();
+		await db?.close();
 		await database?.remove();
 	});
 
 	test('migrating an up-to-date database does nothing', async () => {
-		expect(await migrate(sequelize)).toEqual([]);
+		expect(await migrate(db)).toEqual([]);
 	});
 
 	// SQLite is one process by design; several instances mean PostgreSQL.
@@ -61,7 +59,7 @@ describe(`data layer (${testDialect()})`, () => {
 			const applied = await Promise.all(instances.map((s) => migrate(s)));
 			expect(applied.filter((names) => names.length > 0)).toHaveLength(1);
 			// Every migration once, in the listed order (the list grows; it is not repeated here).
-			const listed = (await migrator(instances[0]).migrations(instances[0].getQueryInterface())).map((m) => m.name);
+			const listed = (await migrator(instances[0]).migrations(instances[0].sequelize.getQueryInterface())).map((m) => m.name);
 			expect(listed[0]).toBe('0001-initial');
 			expect(applied.flat()).toEqual(listed);
 		} finally {
@@ -76,17 +74,17 @@ describe(`data layer (${testDialect()})`, () => {
 		try {
 			await migrator(other).up({ to: '0006-events' });
 			const now = "'2024-01-01 00:00:00.000 +00:00'";
-			await other.query(`INSERT INTO organizations (id, name, slug, plan, created_at, updated_at) VALUES ('org_old', 'Old', 'old', 'enterprise', ${now}, ${now})`);
-			await other.query(
+			await other.sequelize.query(`INSERT INTO organizations (id, name, slug, plan, created_at, updated_at) VALUES ('org_old', 'Old', 'old', 'enterprise', ${now}, ${now})`);
+			await other.sequelize.query(
 				`INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at)
 				 VALUES ('usr_old', 'org_old', 'Edith Clarke', 'E.Clarke@old.example', 'e.clarke@old.example', 'student', NULL, ${now}, ${now})`,
 			);
-			await other.query(
+			await other.sequelize.query(
 				`INSERT INTO courses (id, organization_id, title, description, status, published_at, created_at, updated_at)
 				 VALUES ('crs_old', 'org_old', 'Power Systems', '', 'published', ${now}, ${now}, ${now})`,
 			);
 			await migrate(other);
-			const [rows] = await other.query("SELECT kind, word, record_id FROM search_words WHERE organization_id = 'org_old' ORDER BY kind, word");
+			const [rows] = await other.sequelize.query("SELECT kind, word, record_id FROM search_words WHERE organization_id = 'org_old' ORDER BY kind, word");
 			expect(rows).toEqual([
 				{ kind: 'course', word: 'power systems', record_id: 'crs_old' },
 				{ kind: 'course', word: 'systems', record_id: 'crs_old' },

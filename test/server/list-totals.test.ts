@@ -8,6 +8,7 @@
 import { QueryTypes } from 'sequelize';
 
 import { Course } from '../../server/src/courses/model';
+import { database } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { createUser } from '../../server/src/users/service';
 import type { TestServer } from '../helpers/server';
@@ -27,7 +28,7 @@ afterAll(async () => {
 const api = (path: string, options: Parameters<typeof call>[2] = {}) => call(server, path, { key: world.keys.all, ...options });
 
 async function countRows(table: string, where: string, replacements: unknown[]): Promise<number> {
-	const [row] = await Course.sequelize!.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, {
+	const [row] = await database().sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, {
 		replacements,
 		type: QueryTypes.SELECT,
 	});
@@ -113,7 +114,7 @@ it('stays exact under concurrent creations, duplicate enrollments and transition
 }, 120_000);
 
 it('a statement that writes many rows moves each counter once, and stays exact', async () => {
-	const sequelize = Course.sequelize!;
+	const { sequelize } = database();
 	const org = world.acme.id;
 	const now = new Date();
 	const rows = Array.from({ length: 600 }, (_, i) => ({
@@ -126,7 +127,7 @@ it('a statement that writes many rows moves each counter once, and stays exact',
 		created_at: now,
 		updated_at: now,
 	}));
-	const counterWrites = await writeTransaction(sequelize, async (transaction) => {
+	const counterWrites = await writeTransaction(database(), async (transaction) => {
 		const pg = sequelize.getDialect() === 'postgres';
 		// PostgreSQL keeps every version of a row a transaction updates, so counters moved once per
 		// row made a statement of n rows cost O(n²). The backend's statistics tell how many counter

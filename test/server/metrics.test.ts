@@ -1,5 +1,5 @@
 import { createKey } from '../../server/src/api-keys/service';
-import { processDatabase } from '../../server/src/db';
+import { database } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
 import { Client } from 'pg';
@@ -53,7 +53,7 @@ describe('with METRICS_TOKEN', () => {
 		const receiver = await startReceiver();
 		const hooks = (await createKey({ organizationId: world.acme.id, label: 'hooks', scopes: ['read:users', 'manage:webhooks'], actor: { kind: 'cli' } })).secret;
 		expect((await call(server, '/api/v1/webhook_endpoints', { method: 'POST', key: hooks, body: { url: receiver.url, events: ['user.created'] } })).status).toBe(201);
-		await writeTransaction(processDatabase(), (transaction) => recordEvent(transaction, { organizationId: world.acme.id, type: 'user.created', object: { id: 'usr_metrics' } }));
+		await writeTransaction(database(), (transaction) => recordEvent(transaction, { organizationId: world.acme.id, type: 'user.created', object: { id: 'usr_metrics' } }));
 		await receiver.waitFor(1);
 		await receiver.close();
 
@@ -105,7 +105,7 @@ describe('with METRICS_TOKEN, on PostgreSQL', () => {
 			await held.query('BEGIN');
 			await held.query('SELECT pg_current_xact_id()');
 			// Committed after the held transaction began: stored, not served until it ends.
-			await writeTransaction(processDatabase(), (transaction) => recordEvent(transaction, { organizationId: world.acme.id, type: 'user.created', object: { id: 'usr_lag' } }));
+			await writeTransaction(database(), (transaction) => recordEvent(transaction, { organizationId: world.acme.id, type: 'user.created', object: { id: 'usr_lag' } }));
 			for (const deadline = Date.now() + 10_000; (await lag()) <= 0.2; ) {
 				if (Date.now() > deadline) throw new Error('the lag never rose');
 				await new Promise((resolve) => setTimeout(resolve, 100));

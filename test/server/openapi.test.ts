@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { apiKeyRoutes } from '../../server/src/api-keys/routes';
 import { certificateRoutes } from '../../server/src/certificates/routes';
 import { courseRoutes } from '../../server/src/courses/routes';
-import { Event, processReads, WebhookDelivery } from '../../server/src/db';
+import { database, Event, WebhookDelivery } from '../../server/src/db';
 import { enrollmentRoutes } from '../../server/src/enrollments/routes';
 import { requestFingerprint } from '../../server/src/http/idempotency';
 import { claimKey } from '../../server/src/idempotency/keys';
@@ -435,7 +435,7 @@ describe('error responses match the document', () => {
 	});
 
 	test('500', async () => {
-		const spy = jest.spyOn(processReads(), 'rows').mockRejectedValue(new Error('disk I/O error'));
+		const spy = jest.spyOn(database(), 'rows').mockRejectedValue(new Error('disk I/O error'));
 		try {
 			expect((await check('GET', '/api/v1/users', '/api/v1/users', { key: world.keys.all })).status).toBe(500);
 		} finally {

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { loadConfig } from '../../server/src/config';
+import { database } from '../../server/src/db';
 import { createApp } from '../../server/src/http/app';
 import { createLogger } from '../../server/src/http/logging';
 import { runCli } from '../helpers/cli';
@@ -66,7 +67,7 @@ describeRedis('shared Redis store', () => {
 		// A second instance of the app over the same database and Redis: another "process".
 		const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: first.databaseUrl, LOG_LEVEL: 'silent', ...env });
 		// The same process, so the same database: the models are bound once per process.
-		secondApp = createApp({ config, logger: createLogger(config) });
+		secondApp = createApp({ config, logger: createLogger(config), db: database() });
 		second = createServer(secondApp);
 		await new Promise<void>((r) => second.listen(0, '127.0.0.1', () => r()));
 		secondUrl = `http://127.0.0.1:${(second.address() as AddressInfo).port}`;

@@ -1,6 +1,4 @@
-import type { Sequelize } from 'sequelize';
-
-import { Certificate, connect, Course, Enrollment, migrate, Organization, User } from '../../server/src/db';
+import { Certificate, connect, Course, Enrollment, migrate, Organization, User, type Database } from '../../server/src/db';
 import { seedDemo, type DemoResult } from '../../server/src/demo/seed';
 import { COURSES, courseConditions } from '../../server/src/courses/queries';
 import { readPage } from '../../server/src/db/table';
@@ -13,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database';
 /** SPEC §8's demo data, loaded through the CLI as an operator would, then counted in the database. */
 describe('lms-server seed --demo', () => {
 	let db: TestDatabase;
-	let sequelize: Sequelize;
+	let opened: Database;
 	let demo: DemoResult;
 	const orgId = (slug: string) => demo.organizations.find((o) => o.slug === slug)!.id;
 	const count = (model: { count(o: object): Promise<number> }, where: object) => model.count({ where });
@@ -23,10 +21,10 @@ describe('lms-server seed --demo', () => {
 		const result = await runCli(['seed', '--demo', '--json'], { env: { DATABASE_URL: db.databaseUrl } });
 		expect(result).toMatchObject({ code: 0, stderr: '' });
 		demo = JSON.parse(result.stdout);
-		sequelize = await connect({ databaseUrl: db.databaseUrl });
+		opened = await connect({ databaseUrl: db.databaseUrl });
 	});
 	afterAll(async () => {
-		await sequelize.close();
+		await opened.close();
 		await db.remove();
 	});
 
@@ -51,7 +49,7 @@ describe('lms-server seed --demo', () => {
 				const found = (await readPage(COURSES, where, { page: 1, perPage: 100 })).map((c) => c.id);
 				// The API never shows a draft, found or not; drafts are indexed all the same, for the day they are published.
 				if (course.status === 'published') expect(found).toContain(course.id);
-				else expect(await sequelize.query('SELECT word FROM search_words WHERE record_id = ?', { replacements: [course.id], type: 'SELECT' })).not.toHaveLength(0);
+				else expect(await opened.sequelize.query('SELECT word FROM search_words WHERE record_id = ?', { replacements: [course.id], type: 'SELECT' })).not.toHaveLength(0);
 			}
 		}
 		expect(coursesSeen).toBeGreaterThan(0);
@@ -215,16 +213,16 @@ describe('seedDemo', () => {
 	// Not timed (speed belongs in bench/): each sign-in account now costs one scrypt at N = 2^17.
 	it('hashes every demo sign-in password once, at today\'s scrypt cost, with its own salt', async () => {
 		const db = await createTestDatabase();
-		const sequelize = await connect({ databaseUrl: db.databaseUrl });
+		const opened = await connect({ databaseUrl: db.databaseUrl });
 		try {
-			await migrate(sequelize);
+			await migrate(opened);
 			const demo = await seedDemo();
 			const hashes = (await User.findAll({ where: { email: demo.accounts.map((a) => a.email) } })).map((u) => u.passwordHash!);
 			expect(hashes).toHaveLength(demo.accounts.length);
 			for (const hash of hashes) expect(hash).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{88}$/);
 			expect(new Set(hashes.map((h) => h.split('$')[4])).size).toBe(hashes.length);
 		} finally {
-			await sequelize.close();
+			await opened.close();
 			await db.remove();
 		}
 	});

@@ -1,5 +1,5 @@
 import { createKey } from '../../server/src/api-keys/service';
-import { processDatabase, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
+import { database, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -44,7 +44,7 @@ async function subscribe(organizationId: string, url: string): Promise<string> {
 }
 
 async function userCreated(organizationId: string, id: string): Promise<void> {
-	await writeTransaction(processDatabase(), (transaction) => recordEvent(transaction, { organizationId, type: 'user.created', object: { id } }));
+	await writeTransaction(database(), (transaction) => recordEvent(transaction, { organizationId, type: 'user.created', object: { id } }));
 }
 
 test("another organization's events arrive within seconds while one has 300 deliveries to receivers that hang", async () => {

@@ -1,6 +1,6 @@
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 
-import { openDatabase } from '../../server/src/db/database';
+import { openDatabase, type Database } from '../../server/src/db/database';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database';
 
@@ -27,30 +27,30 @@ async function within<T>(work: Promise<T>, what: string): Promise<T> {
 
 describe(`write transactions (${testDialect()})`, () => {
 	let database: TestDatabase;
-	let sequelize: Sequelize;
+	let db: Database;
 
-	const insert = (id: string, transaction: Transaction) => sequelize.query('INSERT INTO probe (id) VALUES (:id)', { replacements: { id }, transaction });
+	const insert = (id: string, transaction: Transaction) => db.sequelize.query('INSERT INTO probe (id) VALUES (:id)', { replacements: { id }, transaction });
 	async function ids(transaction?: Transaction): Promise<string[]> {
-		const [rows] = await sequelize.query('SELECT id FROM probe ORDER BY id', { transaction });
+		const [rows] = await db.sequelize.query('SELECT id FROM probe ORDER BY id', { transaction });
 		return (rows as { id: string }[]).map((r) => r.id);
 	}
 
 	beforeAll(async () => {
 		database = await createTestDatabase();
-		sequelize = await openDatabase({ databaseUrl: database.databaseUrl, poolMax: 5 });
-		await sequelize.query('CREATE TABLE probe (id VARCHAR(40) PRIMARY KEY)');
+		db = await openDatabase({ databaseUrl: database.databaseUrl, poolMax: 5 });
+		await db.sequelize.query('CREATE TABLE probe (id VARCHAR(40) PRIMARY KEY)');
 	});
-	beforeEach(() => sequelize.query('DELETE FROM probe'));
+	beforeEach(() => db.sequelize.query('DELETE FROM probe'));
 	afterAll(async () => {
-		await sequelize?.close();
+		await db?.close();
 		await database?.remove();
 	});
 
 	test('a write inside a write joins it: it sees the outer rows, and commits with it', async () => {
 		const seenInside = await within(
-			writeTransaction(sequelize, async (outer) => {
+			writeTransaction(db, async (outer) => {
 				await insert('outer', outer);
-				return writeTransaction(sequelize, async (inner) => {
+				return writeTransaction(db, async (inner) => {
 					await insert('inner', inner);
 					return ids(inner);
 				});
@@ -63,10 +63,10 @@ describe(`write transactions (${testDialect()})`, () => {
 
 	test('an inner write that throws is undone alone; the outer one goes on and commits', async () => {
 		await within(
-			writeTransaction(sequelize, async (outer) => {
+			writeTransaction(db, async (outer) => {
 				await insert('before', outer);
 				await expect(
-					writeTransaction(sequelize, async (inner) => {
+					writeTransaction(db, async (inner) => {
 						await insert('undone', inner);
 						await insert('before', inner); // a unique violation: PostgreSQL aborts up to the savepoint only
 					}),
@@ -81,8 +81,8 @@ describe(`write transactions (${testDialect()})`, () => {
 	test('an outer write that throws undoes the inner one too', async () => {
 		await expect(
 			within(
-				writeTransaction(sequelize, async (outer) => {
-					await writeTransaction(sequelize, (inner) => insert('inner', inner));
+				writeTransaction(db, async (outer) => {
+					await writeTransaction(db, (inner) => insert('inner', inner));
 					await insert('outer', outer);
 					throw new Error('changed my mind');
 				}),
@@ -94,12 +94,12 @@ describe(`write transactions (${testDialect()})`, () => {
 
 	test('writes nested side by side take turns inside the outer one, and nest deeper without waiting on themselves', async () => {
 		await within(
-			writeTransaction(sequelize, () =>
+			writeTransaction(db, () =>
 				Promise.all(
 					['a', 'b', 'c'].map((id) =>
-						writeTransaction(sequelize, async (t) => {
+						writeTransaction(db, async (t) => {
 							await insert(id, t);
-							await writeTransaction(sequelize, (deeper) => insert(`${id}2`, deeper));
+							await writeTransaction(db, (deeper) => insert(`${id}2`, deeper));
 						}),
 					),
 				),
@@ -114,11 +114,11 @@ describe(`write transactions (${testDialect()})`, () => {
 		const gate = new Promise<void>((resolve) => (release = resolve));
 		let detached!: Promise<string[]>;
 		await within(
-			writeTransaction(sequelize, async (outer) => {
+			writeTransaction(db, async (outer) => {
 				await insert('first', outer);
 				// Started inside, run after the transaction has ended: it must not join a finished one.
 				detached = gate.then(() =>
-					writeTransaction(sequelize, async (own) => {
+					writeTransaction(db, async (own) => {
 						await insert('later', own);
 						return ids(own);
 					}),
@@ -136,9 +136,9 @@ describe(`write transactions (${testDialect()})`, () => {
 		await within(
 			Promise.all(
 				Array.from({ length: count }, (_, n) =>
-					writeTransaction(sequelize, async (outer) => {
+					writeTransaction(db, async (outer) => {
 						await insert(`o${n}`, outer);
-						await writeTransaction(sequelize, (inner) => insert(`i${n}`, inner));
+						await writeTransaction(db, (inner) => insert(`i${n}`, inner));
 					}),
 				),
 			),

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 
-import { processReads } from '../db';
+import { database } from '../db';
 import { callerOf } from '../http/auth';
 import { parseQuery } from '../http/validate';
 import { scopeList } from './model';
@@ -16,7 +16,7 @@ import { AuthError } from './service';
 export const getCurrentKey: RequestHandler = async (req, res) => {
 	const caller = callerOf(res);
 	parseQuery({}, req.query);
-	const [row] = await processReads().rows<KeyDescriptionRow>(KEY_DESCRIPTION, [caller.apiKey.id]);
+	const [row] = await database().rows<KeyDescriptionRow>(KEY_DESCRIPTION, [caller.apiKey.id]);
 	// The key authenticated a moment ago; only its organization's removal since then leaves no row.
 	if (!row) throw new AuthError('invalid_api_key');
 	res.json({

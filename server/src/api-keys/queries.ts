@@ -1,4 +1,4 @@
-import { statement } from '../db/reads';
+import type { Database } from '../db';
 import type { Plan } from '../organizations/model';
 import type { KeyStatus } from './model';
 
@@ -7,7 +7,8 @@ export interface KeyLookupRow {
 	id: string;
 	status: KeyStatus;
 	scopes: string;
-	lastUsedAt: Date | null;
+	/** ISO 8601. */
+	lastUsedAt: string | null;
 	/** null when the organization is gone. */
 	organizationId: string | null;
 	plan: Plan | null;
@@ -17,12 +18,10 @@ export interface KeyLookupRow {
  * One indexed read (key_hash is unique) for the key and its organization, fresh on every
  * request; a LEFT JOIN so that the checks keep their order (revoked before organization).
  */
-export const KEY_LOOKUP = statement(
-	'SELECT k.id AS "id", k.status AS "status", k.scopes AS "scopes", k.last_used_at AS "lastUsedAt", ' +
-		'o.id AS "organizationId", o.plan AS "plan" ' +
-		'FROM api_keys k LEFT JOIN organizations o ON o.id = k.organization_id WHERE k.key_hash = $1',
-	['lastUsedAt'],
-);
+export const keyLookup = (db: Database) =>
+	`SELECT k.id AS "id", k.status AS "status", k.scopes AS "scopes", ${db.isoText('k.last_used_at')} AS "lastUsedAt", ` +
+	'o.id AS "organizationId", o.plan AS "plan" ' +
+	'FROM api_keys k LEFT JOIN organizations o ON o.id = k.organization_id WHERE k.key_hash = $1';
 
 /** What GET /api/v1/key shows of the calling key and its organization (never the secret or its digest). */
 export interface KeyDescriptionRow {
@@ -34,8 +33,7 @@ export interface KeyDescriptionRow {
 	organizationSlug: string;
 }
 
-export const KEY_DESCRIPTION = statement(
+export const KEY_DESCRIPTION =
 	'SELECT k.id AS "id", k.label AS "label", k.scopes AS "scopes", ' +
-		'o.id AS "organizationId", o.name AS "organizationName", o.slug AS "organizationSlug" ' +
-		'FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $1',
-);
+	'o.id AS "organizationId", o.name AS "organizationName", o.slug AS "organizationSlug" ' +
+	'FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $1';

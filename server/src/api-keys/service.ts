@@ -2,13 +2,13 @@ import { Op, type Transaction } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
 import { controlCharactersRefused, hasControlCharacters } from '../common/text';
-import { processReads } from '../db';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Organization, type Plan } from '../organizations/model';
 import { hasApiAccess } from '../organizations/plan';
 import { generateKey, hashKey, isWellFormedKey, maskKey } from './key-format';
 import { ApiKey, AuditEvent, SCOPES, scopeList, type AuditAction, type Scope } from './model';
-import { KEY_LOOKUP, type KeyLookupRow } from './queries';
+import { keyLookup, type KeyLookupRow } from './queries';
 import { disableEndpointsOfKey, handEndpointsTo, type OwnedEndpoint } from '../webhooks/owners';
 
 /**
@@ -68,10 +68,6 @@ export interface IssuedKey {
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-function sequelizeOf() {
-	return ApiKey.sequelize!;
-}
 
 export function normaliseLabel(label: unknown): string {
 	const trimmed = typeof label === 'string' ? label.trim() : '';
@@ -172,7 +168,7 @@ export async function createKey(input: {
 }): Promise<IssuedKey> {
 	const label = normaliseLabel(input.label);
 	const scopes = normaliseScopes(input.scopes);
-	return writeTransaction(sequelizeOf(), async (transaction) => {
+	return writeTransaction(database(), async (transaction) => {
 		await organizationWithApiAccess(input.organizationId, transaction);
 		const issued = await insertKey(input.organizationId, label, scopes, input.actor, transaction);
 		await audit('key.created', issued.apiKey, input.actor, input.origin ?? {}, transaction);
@@ -224,7 +220,7 @@ export async function rotateKey(input: {
 	actor: Actor;
 	origin?: Origin;
 }): Promise<IssuedKey> {
-	return writeTransaction(sequelizeOf(), async (transaction) => {
+	return writeTransaction(database(), async (transaction) => {
 		const old = await activeKey(input.keyId, input.organizationId, transaction);
 		await organizationWithApiAccess(old.organizationId, transaction);
 		await claimActive(old, { status: 'rotated' }, transaction);
@@ -247,7 +243,7 @@ export async function revokeKey(input: {
 	actor: Actor;
 	origin?: Origin;
 }): Promise<ApiKey & { disabledEndpoints?: OwnedEndpoint[] }> {
-	return writeTransaction(sequelizeOf(), async (transaction) => {
+	return writeTransaction(database(), async (transaction) => {
 		const apiKey = await activeKey(input.keyId, input.organizationId, transaction);
 		await claimActive(apiKey, { status: 'revoked', revokedAt: new Date(), revokedBy: actorId(input.actor) }, transaction);
 		const disabledEndpoints = await disableEndpointsOfKey(apiKey.id, transaction);
@@ -288,12 +284,13 @@ export interface Caller {
  */
 export async function authenticate(token: string): Promise<Caller> {
 	if (!isWellFormedKey(token)) throw new AuthError('invalid_api_key');
-	const [row] = await processReads().rows<KeyLookupRow>(KEY_LOOKUP, [hashKey(token)]);
+	const db = database();
+	const [row] = await db.rows<KeyLookupRow>(keyLookup(db), [hashKey(token)]);
 	if (row === undefined) throw new AuthError('invalid_api_key');
 	if (row.status === 'revoked') throw new AuthError('api_key_revoked');
 	if (row.status === 'rotated') throw new AuthError('api_key_rotated');
 	if (row.organizationId === null || row.plan === null) throw new AuthError('invalid_api_key');
-	const apiKey = { id: row.id, scopeList: scopeList(row.scopes), lastUsedAt: row.lastUsedAt };
+	const apiKey = { id: row.id, scopeList: scopeList(row.scopes), lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt) };
 	touchLastUsed(apiKey);
 	return { apiKey, organization: { id: row.organizationId, plan: row.plan } };
 }

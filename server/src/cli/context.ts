@@ -1,7 +1,5 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
-
 import { loadConfig, type Config } from '../config';
-import { connect, DatabaseFileError, dialectOf, migrate as applyMigrations, MIGRATIONS_TABLE, sqliteFile } from '../db';
+import { connect, DatabaseFileError, type Database, dialectOf, migrate as applyMigrations, MIGRATIONS_TABLE, sqliteFile } from '../db';
 import { CliError } from './output';
 
 /**
@@ -9,7 +7,7 @@ import { CliError } from './output';
  * cannot be created, a refused connection) is the operator's to fix, so it becomes one line
  * that names the variable rather than echoing the URL, which may hold a password.
  */
-async function openDatabase(config: Config, create: boolean): Promise<Sequelize> {
+async function openDatabase(config: Config, create: boolean): Promise<Database> {
 	try {
 		return await connect({ databaseUrl: config.databaseUrl, poolMax: 2, create });
 	} catch (err) {
@@ -23,10 +21,9 @@ async function openDatabase(config: Config, create: boolean): Promise<Sequelize>
  * directory, a fresh PostgreSQL database): only start, migrate and seed may set one up; every other
  * command says where it looked instead of answering "no organization" from an empty schema.
  */
-async function refuseEmpty(sequelize: Sequelize, config: Config): Promise<void> {
-	const queryInterface = sequelize.getQueryInterface();
-	if (await queryInterface.tableExists(MIGRATIONS_TABLE)) {
-		const [row] = await sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${MIGRATIONS_TABLE}`, { type: QueryTypes.SELECT });
+async function refuseEmpty(db: Database, config: Config): Promise<void> {
+	if (await db.sequelize.getQueryInterface().tableExists(MIGRATIONS_TABLE)) {
+		const [row] = await db.rows<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${MIGRATIONS_TABLE}`);
 		if (Number(row?.n) > 0) return;
 	}
 	const where = dialectOf(config.databaseUrl) === 'sqlite' ? sqliteFile(config.databaseUrl) : 'the PostgreSQL database DATABASE_URL names';
@@ -43,12 +40,12 @@ export async function withDatabase<T>(
 	work: (applied: string[]) => T | Promise<T>,
 	{ config = loadConfig(), migrate = true, create = false }: { config?: Config; migrate?: boolean; create?: boolean } = {},
 ): Promise<T> {
-	const sequelize = await openDatabase(config, create);
+	const db = await openDatabase(config, create);
 	try {
-		if (!create) await refuseEmpty(sequelize, config);
-		const applied = migrate ? await applyMigrations(sequelize) : [];
+		if (!create) await refuseEmpty(db, config);
+		const applied = migrate ? await applyMigrations(db) : [];
 		return await work(applied);
 	} finally {
-		await sequelize.close();
+		await db.close();
 	}
 }

@@ -47,7 +47,6 @@ export class Course extends Model<InferAttributes<Course>, InferCreationAttribut
 
 const indexCourses = (courses: readonly Course[], transaction: Transaction | null | undefined) =>
 	indexRecords(
-		Course.sequelize!,
 		'course',
 		courses.map((c) => ({ id: c.id, organizationId: c.organizationId, texts: wordSuffixes(c.title) })),
 		transaction,

@@ -1,8 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Sequelize, Transaction, type Options } from 'sequelize';
+import { QueryTypes, Sequelize, Transaction, type Options } from 'sequelize';
 
-import { attachReads, postgresReads, sqliteReads } from './reads';
 import { sqliteDriver } from './sqlite-driver';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -77,6 +76,58 @@ function tighten(path: string, mode: number): void {
 	if ((stats.mode & 0o077) !== 0) chmodSync(path, mode);
 }
 
+/**
+ * The database: Sequelize (models, migrations, the session store) and the SQL the components
+ * write themselves in their queries.ts files, all on Sequelize's one connection pool. Raw SQL
+ * uses PostgreSQL's numbered parameters (`$1`, `$2`…), which Sequelize binds on both dialects.
+ *
+ * Timestamps cross raw SQL as ISO 8601 text: a statement reads a timestamp column through
+ * isoText() and binds one through storedTime(), so JavaScript never meets a dialect's own form.
+ */
+export class Database {
+	readonly dialect: Dialect;
+
+	constructor(readonly sequelize: Sequelize) {
+		this.dialect = sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
+	}
+
+	/** The rows a statement returns (SELECT, or RETURNING), inside `transaction` when given. */
+	rows<R extends object>(sql: string, params: readonly unknown[] = [], transaction?: Transaction): Promise<R[]> {
+		return this.sequelize.query<R>(sql, { bind: params as unknown[], type: QueryTypes.SELECT, transaction });
+	}
+
+	/** Runs a statement whose rows are not wanted (INSERT, UPDATE, DELETE). */
+	async run(sql: string, params: readonly unknown[] = [], transaction?: Transaction): Promise<void> {
+		await this.sequelize.query(sql, { bind: params as unknown[], transaction });
+	}
+
+	/**
+	 * A timestamp column as ISO 8601 text in UTC with milliseconds (`2026-05-01T09:30:00.000Z`),
+	 * or NULL. SQLite keeps a DATE as text with an offset and PostgreSQL as timestamptz; both are
+	 * turned into the API's form by the database's own date functions.
+	 */
+	isoText(column: string): string {
+		return this.dialect === 'sqlite'
+			? `strftime('%Y-%m-%dT%H:%M:%fZ', ${column})`
+			: `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+	}
+
+	/**
+	 * An ISO 8601 parameter (`$n`) as a timestamp column holds it, to store or to compare with.
+	 * PostgreSQL reads ISO text as timestamptz. SQLite compares DATE columns as text, in the form
+	 * Sequelize's DATE type writes there (UTC, `2026-05-01 09:30:00.000 +00:00`), which sorts as
+	 * time does: SQLite's strftime turns the parameter into that form, so raw SQL and model
+	 * writes store and compare alike.
+	 */
+	storedTime(placeholder: string): string {
+		return this.dialect === 'sqlite' ? `strftime('%Y-%m-%d %H:%M:%f +00:00', ${placeholder})` : placeholder;
+	}
+
+	close(): Promise<void> {
+		return this.sequelize.close();
+	}
+}
+
 export interface DatabaseOptions {
 	databaseUrl: string;
 	poolMax?: number;
@@ -85,12 +136,12 @@ export interface DatabaseOptions {
 }
 
 /**
- * One Sequelize instance per process. Dialect differences live here and nowhere else:
+ * One Sequelize instance (one pool) per database. Dialect differences live here and nowhere else:
  * SQLite gets WAL, a busy timeout and IMMEDIATE write transactions (a DEFERRED transaction
  * that reads then writes fails at once with SQLITE_BUSY under concurrency). Write transactions
  * are opened by writeTransaction (write-transaction.ts), which also makes SQLite's take turns.
  */
-export async function openDatabase({ databaseUrl, poolMax = 10, create = true }: DatabaseOptions): Promise<Sequelize> {
+export async function openDatabase({ databaseUrl, poolMax = 10, create = true }: DatabaseOptions): Promise<Database> {
 	const common: Options = {
 		logging: false,
 		define: { underscored: true },
@@ -111,7 +162,6 @@ export async function openDatabase({ databaseUrl, poolMax = 10, create = true }:
 			dialectModule: sqliteDriver,
 			retry: { max: 10, match: [/SQLITE_BUSY/] },
 		});
-		attachReads(sequelize, () => sqliteReads(storage));
 		await sequelize.query('PRAGMA journal_mode = WAL');
 		await sequelize.query('PRAGMA synchronous = NORMAL');
 		// Only now is it known to be an SQLite database: its modes are ours to tighten.
@@ -123,7 +173,6 @@ export async function openDatabase({ databaseUrl, poolMax = 10, create = true }:
 			pool: { max: poolMax, min: 0, idle: 10_000, acquire: 30_000 },
 		});
 		await sequelize.authenticate();
-		attachReads(sequelize, () => postgresReads(databaseUrl, poolMax));
 	}
-	return sequelize;
+	return new Database(sequelize);
 }

@@ -1,36 +1,32 @@
-import type { Sequelize } from 'sequelize';
+import { Database, openDatabase, type DatabaseOptions } from './database';
+import { initModels } from './models';
 
-import { openDatabase, type DatabaseOptions } from './database';
-import { initModels, Organization } from './models';
-import { readsOf, type Reads } from './reads';
-
-export { DatabaseFileError, dialectOf, sqliteFile } from './database';
+export { Database, DatabaseFileError, dialectOf, sqliteFile } from './database';
 export { migrate, MIGRATIONS_TABLE } from './migrate';
 export * from './models';
+export { writeTransaction } from './write-transaction';
+
+let opened: Database | undefined;
 
 /**
  * Opens the database and binds the models to it. Sequelize binds a model class to one instance
  * for the whole process (Model.init), so a process has one database: the one connect() opened
  * last. Call it once per process.
  */
-export async function connect(options: DatabaseOptions): Promise<Sequelize> {
-	const sequelize = await openDatabase(options);
-	initModels(sequelize);
-	return sequelize;
+export async function connect(options: DatabaseOptions): Promise<Database> {
+	const db = await openDatabase(options);
+	initModels(db.sequelize);
+	opened = db;
+	return db;
 }
 
 /**
- * The database the models are bound to. The components reach it through their models; what
- * is not a model (the readiness probe, the session store) takes it from here, so that nothing
- * can be handed a database other than the one every model uses.
+ * The database connect() opened, which every model is bound to. The server hands it to what it
+ * starts (the app, the webhook worker); a component's operation, called from a route, a CLI
+ * command or another operation, takes it from here, so that nothing can pair a model of one
+ * database with SQL run on another.
  */
-export function processDatabase(): Sequelize {
-	const sequelize = Organization.sequelize;
-	if (!sequelize) throw new Error('connect() has not run: the models are bound to no database');
-	return sequelize;
-}
-
-/** The read handle of the process's database (db/reads.ts): prepared statements for the per-request reads. */
-export function processReads(): Reads {
-	return readsOf(processDatabase());
+export function database(): Database {
+	if (!opened) throw new Error('connect() has not run: the models are bound to no database');
+	return opened;
 }

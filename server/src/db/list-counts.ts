@@ -1,5 +1,4 @@
-import { processReads } from './index';
-import { statement } from './reads';
+import { database } from './index';
 
 /**
  * A list's exact total from the counters the 0009 migration's triggers keep (list_counts), for
@@ -12,10 +11,10 @@ export interface Counter {
 	filter: string;
 }
 
-const COUNTED = statement('SELECT n FROM list_counts WHERE organization_id = $1 AND list = $2 AND filter = $3');
+const COUNTED = 'SELECT n FROM list_counts WHERE organization_id = $1 AND list = $2 AND filter = $3';
 
 export async function countedTotal(organizationId: string, { list, filter }: Counter): Promise<number> {
-	const [row] = await processReads().rows<{ n: number | string }>(COUNTED, [organizationId, list, filter]);
+	const [row] = await database().rows<{ n: number | string }>(COUNTED, [organizationId, list, filter]);
 	return row === undefined ? 0 : Number(row.n);
 }
 

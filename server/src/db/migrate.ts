@@ -1,6 +1,7 @@
-import type { QueryInterface, Sequelize } from 'sequelize';
+import type { QueryInterface } from 'sequelize';
 import { SequelizeStorage, Umzug, type RunnableMigration } from 'umzug';
 
+import type { Database } from './database';
 import * as initial from './migrations/0001-initial';
 import * as sessions from './migrations/0002-sessions';
 import * as postgresIdOrder from './migrations/0003-postgres-id-order';
@@ -42,7 +43,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 /** Where umzug records the migrations applied. */
 export const MIGRATIONS_TABLE = 'schema_migrations';
 
-export function migrator(sequelize: Sequelize): Umzug<QueryInterface> {
+export function migrator({ sequelize }: Database): Umzug<QueryInterface> {
 	return new Umzug({
 		migrations: MIGRATIONS.map(([name, m]) => ({ name, up: m.up, down: m.down })),
 		context: sequelize.getQueryInterface(),
@@ -68,9 +69,10 @@ interface PgConnectionManager {
  * migrates, the others wait and then find nothing to do. The lock lives on a connection of its
  * own, outside the pool, so a pool of one connection cannot deadlock against it.
  */
-export async function migrate(sequelize: Sequelize): Promise<string[]> {
-	const run = async () => (await migrator(sequelize).up()).map((m) => m.name);
-	if (sequelize.getDialect() !== 'postgres') return run();
+export async function migrate(db: Database): Promise<string[]> {
+	const run = async () => (await migrator(db).up()).map((m) => m.name);
+	if (db.dialect !== 'postgres') return run();
+	const { sequelize } = db;
 	const manager = sequelize.connectionManager as unknown as PgConnectionManager;
 	const connection = await manager.connect(sequelize.config);
 	try {

@@ -1,5 +1,5 @@
-import { processReads } from './index';
-import { statement } from './reads';
+import type { Database } from './database';
+import { database } from './index';
 import type { Where } from './where';
 
 /**
@@ -28,18 +28,30 @@ const ORDER = 'created_at, id';
  */
 const DEFERRED_JOIN_FROM_OFFSET = 1_000;
 
-const selectLists = new WeakMap<object, string>();
+const selectLists = new WeakMap<object, Map<string, string>>();
 
-/** `t.column AS "property", …`, made once per table. */
-function selectList<R>(table: Table<R>): string {
-	let list = selectLists.get(table);
+/** `t.column AS "property", …` (timestamps as ISO text), made once per table and dialect. */
+function selectList<R>(db: Database, table: Table<R>): string {
+	let lists = selectLists.get(table);
+	if (lists === undefined) selectLists.set(table, (lists = new Map<string, string>()));
+	let list = lists.get(db.dialect);
 	if (list === undefined) {
+		const dates = new Set<string>(table.dates);
 		list = Object.entries(table.columns as Record<string, string>)
-			.map(([property, column]) => `t.${column} AS "${property}"`)
+			.map(([property, column]) => `${dates.has(property) ? db.isoText(`t.${column}`) : `t.${column}`} AS "${property}"`)
 			.join(', ');
-		selectLists.set(table, list);
+		lists.set(db.dialect, list);
 	}
 	return list;
+}
+
+/** Rows as the component's types have them: timestamps, read as ISO text, become Dates. */
+async function readRows<R>(table: Table<R>, sql: string, params: readonly unknown[]): Promise<R[]> {
+	const rows = await database().rows<Record<string, unknown>>(sql, params);
+	for (const row of rows) {
+		for (const name of table.dates) if (row[name] !== null) row[name] = new Date(row[name] as string);
+	}
+	return rows as R[];
 }
 
 function scoped<R>(table: Table<R>, where: Where): string {
@@ -60,25 +72,26 @@ export async function readPage<R>(table: Table<R>, where: Where, { page, perPage
 export async function readRange<R>(table: Table<R>, where: Where, offset: number, limit: number): Promise<R[]> {
 	const params = [...where.params, limit, offset];
 	const [limitParam, skip] = [`$${params.length - 1}`, `$${params.length}`];
+	const columns = selectList(database(), table);
 	const sql =
 		offset < DEFERRED_JOIN_FROM_OFFSET
-			? `SELECT ${selectList(table)} FROM ${table.name} t WHERE ${scoped(table, where)} ORDER BY ${ORDER} LIMIT ${limitParam} OFFSET ${skip}`
-			: `SELECT ${selectList(table)} FROM ${table.name} t JOIN (SELECT id FROM ${table.name} WHERE ${scoped(table, where)} ` +
+			? `SELECT ${columns} FROM ${table.name} t WHERE ${scoped(table, where)} ORDER BY ${ORDER} LIMIT ${limitParam} OFFSET ${skip}`
+			: `SELECT ${columns} FROM ${table.name} t JOIN (SELECT id FROM ${table.name} WHERE ${scoped(table, where)} ` +
 				`ORDER BY ${ORDER} LIMIT ${limitParam} OFFSET ${skip}) page ON page.id = t.id ORDER BY t.created_at, t.id`;
-	return processReads().rows<R>(statement(sql, table.dates), params);
+	return readRows(table, sql, params);
 }
 
 /** How many rows `where` selects, counted (for filters no counter keeps: see db/list-counts.ts). */
 export async function countRows<R>(table: Table<R>, where: Where): Promise<number> {
 	const sql = `SELECT count(*) AS n FROM ${table.name} WHERE ${scoped(table, where)}`;
-	const [row] = await processReads().rows<{ n: number | string }>(statement(sql), where.params);
+	const [row] = await database().rows<{ n: number | string }>(sql, where.params);
 	return Number(row.n);
 }
 
 /** The row with this id in this organization, or undefined. */
 export async function readOne<R>(table: Table<R>, organizationId: string, id: string): Promise<R | undefined> {
 	const always = table.always ? ` AND ${table.always}` : '';
-	const sql = `SELECT ${selectList(table)} FROM ${table.name} t WHERE t.id = $1 AND t.organization_id = $2${always}`;
-	const [row] = await processReads().rows<R>(statement(sql, table.dates), [id, organizationId]);
+	const sql = `SELECT ${selectList(database(), table)} FROM ${table.name} t WHERE t.id = $1 AND t.organization_id = $2${always}`;
+	const [row] = await readRows(table, sql, [id, organizationId]);
 	return row;
 }

@@ -1,14 +1,20 @@
+import type { Database } from './database';
+import { database } from './index';
+
 /**
  * The conditions of one read, as SQL with numbered parameters (`$1`, `$2`…). Components add
  * their filters; values always travel as parameters, never in the SQL text, so the text depends
- * only on which filters are present and each shape is prepared once (db/reads.ts).
+ * only on which filters are present.
  */
 export class Where {
 	readonly params: unknown[] = [];
 	private readonly conditions: string[] = [];
 
-	/** The placeholder of a new parameter holding `value`. */
+	constructor(private readonly db: Database = database()) {}
+
+	/** The placeholder of a new parameter holding `value`; a Date travels as ISO text. */
 	param(value: unknown): string {
+		if (value instanceof Date) return this.db.storedTime(`$${this.params.push(value.toISOString())}`);
 		return `$${this.params.push(value)}`;
 	}
 

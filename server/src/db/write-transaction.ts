@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
+
+import type { Database } from './database';
 
 /**
  * The one way to a write transaction: lint bans `.transaction(` outside db/.
@@ -22,34 +24,34 @@ import type { Sequelize, Transaction } from 'sequelize';
  * side take turns too, since savepoints on one connection must nest, not interleave.
  */
 interface Level {
-	sequelize: Sequelize;
+	db: Database;
 	transaction: Transaction;
 	open: boolean;
 	tail: Promise<unknown>;
 }
 
 const inside = new AsyncLocalStorage<Level>();
-const queues = new WeakMap<Sequelize, Promise<unknown>>();
+const queues = new WeakMap<Database, Promise<unknown>>();
 
-export function writeTransaction<T>(sequelize: Sequelize, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+export function writeTransaction<T>(db: Database, work: (transaction: Transaction) => Promise<T>): Promise<T> {
 	const outer = inside.getStore();
-	if (outer?.open && outer.sequelize === sequelize) {
-		const run = outer.tail.then(() => (outer.open ? begin(sequelize, work, outer.transaction) : writeTransaction(sequelize, work)));
+	if (outer?.open && outer.db === db) {
+		const run = outer.tail.then(() => (outer.open ? begin(db, work, outer.transaction) : writeTransaction(db, work)));
 		outer.tail = run.catch(() => undefined);
 		return run;
 	}
-	if (sequelize.getDialect() !== 'sqlite') return begin(sequelize, work);
-	const run = (queues.get(sequelize) ?? Promise.resolve()).then(() => begin(sequelize, work));
+	if (db.dialect !== 'sqlite') return begin(db, work);
+	const run = (queues.get(db) ?? Promise.resolve()).then(() => begin(db, work));
 	queues.set(
-		sequelize,
+		db,
 		run.catch(() => undefined),
 	);
 	return run;
 }
 
-function begin<T>(sequelize: Sequelize, work: (transaction: Transaction) => Promise<T>, parent?: Transaction): Promise<T> {
-	return sequelize.transaction({ transaction: parent }, (transaction) => {
-		const level: Level = { sequelize, transaction, open: true, tail: Promise.resolve() };
+function begin<T>(db: Database, work: (transaction: Transaction) => Promise<T>, parent?: Transaction): Promise<T> {
+	return db.sequelize.transaction({ transaction: parent }, (transaction) => {
+		const level: Level = { db, transaction, open: true, tail: Promise.resolve() };
 		return inside.run(level, async () => {
 			try {
 				return await work(transaction);

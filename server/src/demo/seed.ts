@@ -3,6 +3,7 @@ import type { Transaction } from 'sequelize';
 import { Certificate } from '../certificates/model';
 import { randomBase62 } from '../common/ids';
 import { RuleError } from '../common/rule-error';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Course } from '../courses/model';
 import { Enrollment, type EnrollmentStatus } from '../enrollments/model';
@@ -59,7 +60,6 @@ export async function seedDemo(options: { now?: Date } = {}): Promise<DemoResult
 	}
 	const start = (options.now ?? new Date()).getTime() - HISTORY_DAYS * DAY;
 	const result: DemoResult = { organizations: [], accounts: [], draft_courses: [] };
-	const sequelize = Organization.sequelize!;
 
 	// `slug:role` → the password shown once and the hash stored.
 	const credentials = new Map(
@@ -74,7 +74,7 @@ export async function seedDemo(options: { now?: Date } = {}): Promise<DemoResult
 	);
 
 	for (const [index, spec] of DEMO_ORGANIZATIONS.entries()) {
-		await writeTransaction(sequelize, async (transaction) => {
+		await writeTransaction(database(), async (transaction) => {
 			const seeded = await seedOrganization(spec, index, start, credentials, transaction);
 			result.organizations.push({ slug: spec.slug, id: seeded.organization.id, plan: spec.plan });
 			for (const user of seeded.signIns) {

@@ -3,6 +3,7 @@ import type { Transaction } from 'sequelize';
 import { issueCertificate } from '../certificates/issue';
 import { isIdOf } from '../common/id-shapes';
 import { RuleError } from '../common/rule-error';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import type { EventType } from '../events/types';
@@ -87,8 +88,7 @@ function invalidTransition(from: EnrollmentStatus, to: EnrollmentStatus, reason:
 export async function changeEnrollment(organizationId: string | undefined, id: string, change: EnrollmentChange): Promise<Enrollment> {
 	refuseContradictions(change);
 	if (!isIdOf('enrollment', id)) throw enrollmentNotFound(id);
-	const sequelize = Enrollment.sequelize!;
-	return writeTransaction(sequelize, async (transaction) => {
+	return writeTransaction(database(), async (transaction) => {
 		const enrollment = await Enrollment.findOne({
 			where: { id, ...(organizationId === undefined ? {} : { organizationId }) },
 			transaction,

@@ -3,6 +3,7 @@ import { UniqueConstraintError } from 'sequelize';
 import { isIdOf } from '../common/id-shapes';
 import { RuleError } from '../common/rule-error';
 import { Course } from '../courses/model';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import { User } from '../users/model';
@@ -38,7 +39,7 @@ export async function enrollStudent(organizationId: string, studentId: string, c
 	if (existing) throw alreadyEnrolled(existing.id);
 	try {
 		// The enrollment and its event commit together (SPEC §11).
-		return await writeTransaction(Enrollment.sequelize!, async (transaction) => {
+		return await writeTransaction(database(), async (transaction) => {
 			// Again under a share lock of the user's row: a deactivation (users/change.ts) either
 			// committed before this and is seen here, or waits for this enrollment and withdraws it.
 			const locked = await User.findOne({ where: { id: studentId }, attributes: ['id', 'status'], transaction, lock: transaction.LOCK.SHARE });

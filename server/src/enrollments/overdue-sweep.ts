@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Enrollment } from './model';
 import { recordOverdueEvent } from './overdue';
@@ -15,13 +16,12 @@ const BATCH = 200;
  * deadline. The claim reads the partial index of owed deadlines (0014 migration) only.
  */
 export async function sweepOverdue(now = new Date()): Promise<number> {
-	const sequelize = Enrollment.sequelize!;
 	const owed = { status: 'active', dueAt: { [Op.ne]: null, [Op.lte]: now }, overdueNotifiedAt: null };
 	// Most passes find nothing: one read, and no write transaction (on SQLite, no write lock).
 	if ((await Enrollment.findOne({ where: owed, attributes: ['id'] })) === null) return 0;
 	let settled = 0;
 	for (;;) {
-		const claimed = await writeTransaction(sequelize, async (transaction) => {
+		const claimed = await writeTransaction(database(), async (transaction) => {
 			const due = await Enrollment.findAll({
 				where: owed,
 				order: [['dueAt', 'ASC']],

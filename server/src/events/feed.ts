@@ -1,6 +1,5 @@
 import { RuleError } from '../common/rule-error';
-import { processDatabase, processReads } from '../db';
-import { statement, toDate } from '../db/reads';
+import { database } from '../db';
 import type { EventType } from './types';
 
 /**
@@ -48,13 +47,16 @@ export interface EventRow {
 	data: string;
 	/** `data.previous_attributes` as JSON text (user.updated), else null. */
 	previous_attributes: string | null;
-	/** A Date from the read path; text when read through Sequelize on SQLite (the webhook worker). */
-	created_at: Date | string;
+	/** ISO 8601 (read through Database.isoText). */
+	created_at: string;
 }
 
 function visible(): string {
-	return VISIBLE[processDatabase().getDialect() === 'postgres' ? 'postgres' : 'sqlite'];
+	return VISIBLE[database().dialect];
 }
+
+/** The columns of an event as the API shows it. */
+export const eventColumns = () => `id, type, data, ${database().isoText('created_at')} AS created_at, previous_attributes`;
 
 export interface FeedQuery {
 	organizationId: string;
@@ -68,11 +70,11 @@ export interface FeedQuery {
 const notOurs = () =>
 	new RuleError('unknown_event', 'after must be the id of an event of your organization, as the feed returned it.', { field: 'after' });
 
-const LAST_PRUNED = statement('SELECT MAX(through) AS through FROM event_prunes');
+const LAST_PRUNED = 'SELECT MAX(through) AS through FROM event_prunes';
 
 /** A cursor that names no event of the organization: cursor_expired if retention removed it, else unknown_event. */
 async function refuseCursor(after: string): Promise<never> {
-	const [prune] = await processReads().rows<{ through: string | null }>(LAST_PRUNED, []);
+	const [prune] = await database().rows<{ through: string | null }>(LAST_PRUNED);
 	if (prune?.through && after <= prune.through) {
 		throw new RuleError(
 			'cursor_expired',
@@ -92,7 +94,7 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
 	if (after !== undefined && !EVENT_ID.test(after)) throw notOurs();
 	const bind: unknown[] = [organizationId, after ?? 'evt_', limit + 1];
 	const typeFilter = query.types ? `AND type IN (${query.types.map((t) => `$${bind.push(t)}`).join(', ')})` : '';
-	const page = `SELECT id, type, data, created_at, previous_attributes, NULL AS cursor_organization FROM events
+	const page = `SELECT ${eventColumns()}, NULL AS cursor_organization FROM events
 		WHERE organization_id = $1 AND id > $2 ${visible()} ${typeFilter}
 		ORDER BY id LIMIT $3`;
 	const sql =
@@ -100,7 +102,7 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
 			? page
 			: `SELECT id, NULL AS type, NULL AS data, NULL AS created_at, NULL AS previous_attributes, organization_id AS cursor_organization FROM events WHERE id = $2 ${visible()}
 				UNION ALL SELECT * FROM (${page}) AS page`;
-	const rows = await processReads().rows<EventRow & { cursor_organization: string | null }>(statement(sql, ['created_at']), bind);
+	const rows = await database().rows<EventRow & { cursor_organization: string | null }>(sql, bind);
 	if (after !== undefined) {
 		const cursor = rows.find((r) => r.cursor_organization !== null);
 		if (!cursor) await refuseCursor(after);
@@ -123,7 +125,7 @@ export async function feedHead(organizationId: string, types?: readonly EventTyp
 	const sql = types
 		? `SELECT MAX(head) AS head FROM (${types.map((_, i) => newest(`AND type = $${i + 2}`)).join(' UNION ALL ')}) AS heads`
 		: newest('');
-	const [row] = await processReads().rows<{ head: string | null }>(statement(sql), [organizationId, ...(types ?? [])]);
+	const [row] = await database().rows<{ head: string | null }>(sql, [organizationId, ...(types ?? [])]);
 	return row?.head ?? null;
 }
 
@@ -132,19 +134,17 @@ export async function feedHead(organizationId: string, types?: readonly EventTyp
  * serves everything (always, on SQLite): what the feed's lag is measured from (/metrics).
  */
 export async function oldestUnserved(): Promise<Date | null> {
-	if (processDatabase().getDialect() !== 'postgres') return null;
-	const [row] = await processReads().rows<{ oldest: Date | null }>(
-		statement(`SELECT MIN(created_at) AS oldest FROM events WHERE id >= ${POSTGRES_BOUND}`, ['oldest']),
-		[],
-	);
-	return toDate(row?.oldest ?? null);
+	const db = database();
+	if (db.dialect !== 'postgres') return null;
+	const [row] = await db.rows<{ oldest: string | null }>(`SELECT ${db.isoText('MIN(created_at)')} AS oldest FROM events WHERE id >= ${POSTGRES_BOUND}`);
+	return row?.oldest ? new Date(row.oldest) : null;
 }
 
 /** One served event of the organization, or undefined. */
 export async function findEvent(organizationId: string, id: string): Promise<EventRow | undefined> {
 	if (!EVENT_ID.test(id)) return undefined;
-	const sql = `SELECT id, type, data, created_at, previous_attributes FROM events WHERE organization_id = $1 AND id = $2 ${visible()}`;
-	const [row] = await processReads().rows<EventRow>(statement(sql, ['created_at']), [organizationId, id]);
+	const sql = `SELECT ${eventColumns()} FROM events WHERE organization_id = $1 AND id = $2 ${visible()}`;
+	const [row] = await database().rows<EventRow>(sql, [organizationId, id]);
 	return row;
 }
 
@@ -154,7 +154,7 @@ export async function findEvent(organizationId: string, id: string): Promise<Eve
  * when the event was written, so it is spliced in as it is rather than parsed and written again.
  */
 export function eventJson(row: EventRow): string {
-	const created = toDate(row.created_at)!.toISOString();
+	const created = row.created_at;
 	const previous = !row.previous_attributes ? '' : `,"previous_attributes":${row.previous_attributes}`;
 	return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":"${created}","data":{"object":${row.data}${previous}}}`;
 }
@@ -164,7 +164,7 @@ export function serializeEvent(row: EventRow) {
 	return {
 		id: row.id,
 		type: row.type,
-		created_at: toDate(row.created_at)!.toISOString(),
+		created_at: row.created_at,
 		data: {
 			object: JSON.parse(row.data) as object,
 			...(!row.previous_attributes ? {} : { previous_attributes: JSON.parse(row.previous_attributes) as object }),

@@ -1,10 +1,8 @@
-import { QueryTypes } from 'sequelize';
-
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { pruneIdempotencyKeys } from '../idempotency/retention';
 import { pruneDeliveries } from '../webhooks/retention';
-import { Event } from './model';
-import { storedDate } from './record';
+import { deleteEvents, EXPIRED_EVENTS, RECORD_PRUNE } from './queries';
 
 const DAY_MS = 24 * 3_600_000;
 /** Small batches keep each delete short (on SQLite it holds the one write lock). */
@@ -17,27 +15,16 @@ const BATCH = 500;
  * Returns how many events it removed.
  */
 export async function pruneEvents(retentionDays: number, now = new Date()): Promise<number> {
-	const sequelize = Event.sequelize!;
-	const cutoff = storedDate(sequelize, new Date(now.getTime() - retentionDays * DAY_MS));
+	const db = database();
+	const cutoff = new Date(now.getTime() - retentionDays * DAY_MS).toISOString();
 	let removed = 0;
 	for (;;) {
-		const ids = (
-			await sequelize.query<{ id: string }>('SELECT id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2', {
-				bind: [cutoff, BATCH],
-				type: QueryTypes.SELECT,
-			})
-		).map((r) => r.id);
+		const ids = (await db.rows<{ id: string }>(EXPIRED_EVENTS(db), [cutoff, BATCH])).map((r) => r.id);
 		if (ids.length === 0) return removed;
 		const through = ids.reduce((a, b) => (a > b ? a : b));
-		await writeTransaction(sequelize, async (transaction) => {
-			await sequelize.query(`DELETE FROM events WHERE id IN (${ids.map((_, i) => `$${i + 1}`).join(', ')})`, {
-				bind: ids,
-				transaction,
-			});
-			await sequelize.query(
-				'INSERT INTO event_prunes (through, pruned_at) VALUES ($1, $2) ON CONFLICT (through) DO NOTHING',
-				{ bind: [through, storedDate(sequelize, now)], transaction },
-			);
+		await writeTransaction(db, async (transaction) => {
+			await db.run(deleteEvents(ids), ids, transaction);
+			await db.run(RECORD_PRUNE(db), [through, now.toISOString()], transaction);
 		});
 		removed += ids.length;
 	}

@@ -2,7 +2,6 @@ import express from 'express';
 import type { Store } from 'express-rate-limit';
 import helmet from 'helmet';
 
-import { processDatabase } from '../db';
 import { mountScim } from '../scim/routes';
 import { createSettingsRouter } from '../settings/router';
 import { mountApi } from './api-router';
@@ -70,7 +69,7 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 			xPoweredBy: false,
 		}),
 	);
-	healthRoutes(app, processDatabase(), limitStore);
+	healthRoutes(app, deps.db, limitStore);
 	// Before the limiter: a scraper's visits never use up anybody's requests.
 	app.use(metricsRoute(config.metricsToken));
 	app.use(createRateLimiter(config, limitStore, logger));

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
-import type { Sequelize } from 'sequelize';
 
 import { problems } from '../common/problem';
+import type { Database } from '../db';
 import type { LimitStore } from './rate-limit-store';
 
 const CHECK_TIMEOUT_MS = 3000;
@@ -17,14 +17,14 @@ function withTimeout(promise: Promise<unknown>): Promise<unknown> {
  * Probes for orchestrators, mounted before the limiter so they never count against it:
  * `/healthz` says the process answers; `/readyz` says it can serve (database and limit store).
  */
-export function healthRoutes(router: Pick<Router, 'get'>, sequelize: Sequelize, limitStore: LimitStore): void {
+export function healthRoutes(router: Pick<Router, 'get'>, db: Database, limitStore: LimitStore): void {
 	router.get('/healthz', (_req, res) => {
 		res.setHeader('Cache-Control', 'no-store');
 		res.json({ status: 'ok' });
 	});
 	router.get('/readyz', async (_req, res) => {
 		const [database, store] = await Promise.allSettled([
-			withTimeout(sequelize.query('SELECT 1')),
+			withTimeout(db.rows('SELECT 1 AS ok')),
 			withTimeout(limitStore.check()),
 		]);
 		const failing = [

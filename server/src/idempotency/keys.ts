@@ -2,6 +2,7 @@ import { Op, UniqueConstraintError } from 'sequelize';
 
 import { randomBase62 } from '../common/ids';
 import { RuleError } from '../common/rule-error';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { IdempotencyKey } from './model';
 
@@ -57,7 +58,7 @@ export async function claimKey(request: KeyedRequest, now = new Date()): Promise
 	for (let turn = 0; turn < 3; turn++) {
 		const token = randomBase62(20);
 		try {
-			await writeTransaction(IdempotencyKey.sequelize!, (transaction) =>
+			await writeTransaction(database(), (transaction) =>
 				IdempotencyKey.create(
 					{ ...request, claimToken: token, claimedUntil: later(now, CLAIM_MS), expiresAt: later(now, KEEP_MS) },
 					{ transaction },
@@ -70,7 +71,7 @@ export async function claimKey(request: KeyedRequest, now = new Date()): Promise
 		const held = await IdempotencyKey.findOne({ where: { organizationId, key } });
 		if (!held) continue;
 		if (held.expiresAt <= now) {
-			await writeTransaction(IdempotencyKey.sequelize!, (transaction) =>
+			await writeTransaction(database(), (transaction) =>
 				IdempotencyKey.destroy({ where: { id: held.id, expiresAt: { [Op.lte]: now } }, transaction }),
 			);
 			continue;
@@ -87,7 +88,7 @@ export async function claimKey(request: KeyedRequest, now = new Date()): Promise
 		}
 		if (held.claimedUntil !== null && held.claimedUntil > now) throw keyInUse();
 		// A claim left by a process that died: take it over, unless another request just did.
-		const [taken] = await writeTransaction(IdempotencyKey.sequelize!, (transaction) =>
+		const [taken] = await writeTransaction(database(), (transaction) =>
 			IdempotencyKey.update(
 				{ claimToken: token, claimedUntil: later(now, CLAIM_MS) },
 				{ where: { id: held.id, claimToken: held.claimToken, responseStatus: null }, transaction },
@@ -100,7 +101,7 @@ export async function claimKey(request: KeyedRequest, now = new Date()): Promise
 
 /** Keeps the claimed request's answer for replays (only the claim's holder can). */
 export async function keepAnswer(request: Pick<KeyedRequest, 'organizationId' | 'key'>, token: string, answer: KeptAnswer): Promise<void> {
-	await writeTransaction(IdempotencyKey.sequelize!, (transaction) =>
+	await writeTransaction(database(), (transaction) =>
 		IdempotencyKey.update(
 			{
 				responseStatus: answer.status,
@@ -116,7 +117,7 @@ export async function keepAnswer(request: Pick<KeyedRequest, 'organizationId' | 
 
 /** Gives the key up without an answer: the next request with it runs as if it were the first. */
 export async function releaseKey(request: Pick<KeyedRequest, 'organizationId' | 'key'>, token: string): Promise<void> {
-	await writeTransaction(IdempotencyKey.sequelize!, (transaction) =>
+	await writeTransaction(database(), (transaction) =>
 		IdempotencyKey.destroy({
 			where: { organizationId: request.organizationId, key: request.key, claimToken: token, responseStatus: null },
 			transaction,

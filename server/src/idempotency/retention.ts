@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { IdempotencyKey } from './model';
 
@@ -21,7 +22,7 @@ export async function pruneIdempotencyKeys(now = new Date()): Promise<number> {
 			limit: BATCH,
 		});
 		if (rows.length === 0) return removed;
-		await writeTransaction(IdempotencyKey.sequelize!, (transaction) =>
+		await writeTransaction(database(), (transaction) =>
 			IdempotencyKey.destroy({ where: { id: rows.map((r) => r.id), expiresAt: { [Op.lt]: now } }, transaction }),
 		);
 		removed += rows.length;

@@ -1,7 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-import { processDatabase } from '../db';
-import { toDate } from '../db/reads';
+import { database } from '../db';
 import { oldestUnserved } from '../events/feed';
 
 /**
@@ -45,11 +44,11 @@ export const webhookDeliveries = new Counter({
 
 /** The pending deliveries and the oldest due one, read once per scrape for both gauges. */
 async function pendingDeliveries(): Promise<{ pending: number; oldestDue: Date | null }> {
-	const [row] = await processDatabase().query<{ pending: number | string; oldest: Date | string | null }>(
-		"SELECT COUNT(*) AS pending, MIN(next_attempt_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'",
-		{ type: 'SELECT' as never },
+	const db = database();
+	const [row] = await db.rows<{ pending: number | string; oldest: string | null }>(
+		`SELECT COUNT(*) AS pending, ${db.isoText('MIN(next_attempt_at)')} AS oldest FROM webhook_deliveries WHERE status = 'pending'`,
 	);
-	return { pending: Number(row?.pending ?? 0), oldestDue: toDate(row?.oldest ?? null) };
+	return { pending: Number(row?.pending ?? 0), oldestDue: row?.oldest ? new Date(row.oldest) : null };
 }
 
 const secondsSince = (date: Date | null) => (date ? Math.max(0, (Date.now() - date.getTime()) / 1000) : 0);
@@ -89,11 +88,11 @@ interface PoolStats {
 	waiting?: number;
 	maxSize?: number;
 }
-const poolOf = () => (processDatabase().connectionManager as unknown as { pool?: PoolStats }).pool ?? {};
+const poolOf = () => (database().sequelize.connectionManager as unknown as { pool?: PoolStats }).pool ?? {};
 
 new Gauge({
 	name: 'lms_db_pool_connections',
-	help: 'Database connections of the write pool, by state ("in_use", "idle"); "max" is DATABASE_POOL_MAX.',
+	help: 'Database connections of the pool, by state ("in_use", "idle"); "max" is DATABASE_POOL_MAX.',
 	labelNames: ['state'] as const,
 	registers: [registry],
 	collect() {

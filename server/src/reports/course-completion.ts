@@ -1,5 +1,4 @@
-import { processReads } from '../db';
-import { statement } from '../db/reads';
+import { database, type Database } from '../db';
 
 /**
  * SPEC §17's completion report: one row per published course of an organization. Nothing here
@@ -28,20 +27,18 @@ export interface CourseCompletionRow {
 
 const DAY_MS = 86_400_000;
 
-const COURSES = statement(
-	`SELECT id, title FROM courses WHERE organization_id = $1 AND status = 'published' ORDER BY created_at, id`,
-);
-const ONE_COURSE = statement(`SELECT id, title FROM courses WHERE organization_id = $1 AND status = 'published' AND id = $2`);
-const COUNTERS = statement(
-	`SELECT list, filter, n FROM list_counts WHERE organization_id = $1 AND list IN ('enrollments', 'certificates') AND filter LIKE 'course=%'`,
-);
-const OVERDUE = statement(
-	`SELECT course_id, count(*) AS n FROM enrollments WHERE organization_id = $1 AND status = 'active' AND due_at <= $2 GROUP BY course_id`,
-);
-const CERTIFICATES_ENDING = statement(
-	`SELECT course_id, sum(CASE WHEN expires_at <= $2 THEN 1 ELSE 0 END) AS expired, sum(CASE WHEN expires_at > $2 THEN 1 ELSE 0 END) AS expiring
-	 FROM certificates WHERE organization_id = $1 AND expires_at <= $3 GROUP BY course_id`,
-);
+const COURSES = `SELECT id, title FROM courses WHERE organization_id = $1 AND status = 'published' ORDER BY created_at, id`;
+const ONE_COURSE = `SELECT id, title FROM courses WHERE organization_id = $1 AND status = 'published' AND id = $2`;
+const COUNTERS = `SELECT list, filter, n FROM list_counts WHERE organization_id = $1 AND list IN ('enrollments', 'certificates') AND filter LIKE 'course=%'`;
+/** $2: now (ISO 8601). */
+const OVERDUE = (db: Database) =>
+	`SELECT course_id, count(*) AS n FROM enrollments WHERE organization_id = $1 AND status = 'active' AND due_at <= ${db.storedTime('$2')} GROUP BY course_id`;
+/** $2: now, $3: 30 days from now (ISO 8601). */
+const CERTIFICATES_ENDING = (db: Database) => {
+	const [now, soon] = [db.storedTime('$2'), db.storedTime('$3')];
+	return `SELECT course_id, sum(CASE WHEN expires_at <= ${now} THEN 1 ELSE 0 END) AS expired, sum(CASE WHEN expires_at > ${now} THEN 1 ELSE 0 END) AS expiring
+	 FROM certificates WHERE organization_id = $1 AND expires_at <= ${soon} GROUP BY course_id`;
+};
 
 type Counts = Map<string, number>;
 
@@ -51,17 +48,17 @@ function byCourse(rows: Array<{ course_id: string; n: number | string }>): Count
 
 /** The report's rows, in course order (created_at, id); `courseId` keeps only that course (none if it is not a published course of the organization). */
 export async function courseCompletion(organizationId: string, courseId?: string, now = new Date()): Promise<CourseCompletionRow[]> {
-	const reads = processReads();
+	const db = database();
 	const [courses, counters, overdueRows, ending] = await Promise.all([
 		courseId === undefined
-			? reads.rows<{ id: string; title: string }>(COURSES, [organizationId])
-			: reads.rows<{ id: string; title: string }>(ONE_COURSE, [organizationId, courseId]),
-		reads.rows<{ list: string; filter: string; n: number | string }>(COUNTERS, [organizationId]),
-		reads.rows<{ course_id: string; n: number | string }>(OVERDUE, [organizationId, now]),
-		reads.rows<{ course_id: string; expired: number | string; expiring: number | string }>(CERTIFICATES_ENDING, [
+			? db.rows<{ id: string; title: string }>(COURSES, [organizationId])
+			: db.rows<{ id: string; title: string }>(ONE_COURSE, [organizationId, courseId]),
+		db.rows<{ list: string; filter: string; n: number | string }>(COUNTERS, [organizationId]),
+		db.rows<{ course_id: string; n: number | string }>(OVERDUE(db), [organizationId, now.toISOString()]),
+		db.rows<{ course_id: string; expired: number | string; expiring: number | string }>(CERTIFICATES_ENDING(db), [
 			organizationId,
-			now,
-			new Date(now.getTime() + 30 * DAY_MS),
+			now.toISOString(),
+			new Date(now.getTime() + 30 * DAY_MS).toISOString(),
 		]),
 	]);
 	const counter = new Map(counters.map((r) => [`${r.list}:${r.filter}`, Number(r.n)]));

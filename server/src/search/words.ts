@@ -1,4 +1,6 @@
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
+
+import { database } from '../db';
 
 import { hasControlCharacters } from '../common/text';
 import type { Where } from '../db/where';
@@ -54,7 +56,6 @@ export interface Searchable {
  * keeps the index.
  */
 export async function indexRecords(
-	sequelize: Sequelize,
 	kind: SearchKind,
 	records: Array<Searchable & { texts: string[] }>,
 	transaction: Transaction | null | undefined,
@@ -64,7 +65,7 @@ export async function indexRecords(
 	);
 	// Chunks keep each statement far below SQLite's and PostgreSQL's bound-parameter limits.
 	for (let i = 0; i < rows.length; i += 5_000) {
-		await sequelize.getQueryInterface().bulkInsert('search_words', rows.slice(i, i + 5_000), { transaction: transaction ?? undefined });
+		await database().sequelize.getQueryInterface().bulkInsert('search_words', rows.slice(i, i + 5_000), { transaction: transaction ?? undefined });
 	}
 }
 
@@ -87,16 +88,16 @@ export async function indexRecords(
  * key: the texts are known, so no scan of the organization's words is needed.
  */
 export async function unindexRecord(
-	sequelize: Sequelize,
 	kind: SearchKind,
 	record: Searchable & { texts: string[] },
 	transaction: Transaction | null | undefined,
 ): Promise<void> {
 	const words = [...new Set(record.texts.filter((t) => t !== ''))];
 	if (words.length === 0) return;
-	await sequelize.query(
+	await database().run(
 		`DELETE FROM search_words WHERE organization_id = $1 AND kind = $2 AND record_id = $3 AND word IN (${words.map((_, i) => `$${i + 4}`).join(', ')})`,
-		{ bind: [record.organizationId, kind, record.id, ...words], transaction: transaction ?? undefined },
+		[record.organizationId, kind, record.id, ...words],
+		transaction ?? undefined,
 	);
 }
 

@@ -1,7 +1,6 @@
 import express, { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
 
-import { processDatabase } from '../db';
 import { superAdminsOf } from '../users/super-admins';
 import type { AppDeps } from '../http/deps';
 import { apiKeyPages } from './api-keys-pages';
@@ -75,7 +74,7 @@ export function createSettingsRouter(deps: AppDeps): Router {
 		},
 		express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 }),
 		refuseNulBytes,
-		sessionMiddleware(processDatabase(), deps.config.sessionSecret),
+		sessionMiddleware(deps.db, deps.config.sessionSecret),
 		csrfProtection,
 		loadViewer,
 	);

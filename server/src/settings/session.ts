@@ -1,7 +1,8 @@
 import connectSessionSequelize from 'connect-session-sequelize';
 import session from 'express-session';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Sequelize } from 'sequelize';
+
+import type { Database } from '../db';
 
 export const SESSION_COOKIE = 'lms.sid';
 const SESSION_HOURS = 8;
@@ -30,9 +31,9 @@ declare module 'express-session' {
  * `secure: 'auto'` reads `req.secure`, which honours the app's `trust proxy` (TRUST_PROXY),
  * so an HTTPS-terminating proxy gets a Secure cookie and plain-HTTP development still works.
  */
-export function sessionMiddleware(sequelize: Sequelize, secret: string): RequestHandler {
+export function sessionMiddleware(db: Database, secret: string): RequestHandler {
 	const SequelizeStore = connectSessionSequelize(session.Store);
-	const store = new SequelizeStore({ db: sequelize, tableName: 'sessions', modelKey: 'Session' });
+	const store = new SequelizeStore({ db: db.sequelize, tableName: 'sessions', modelKey: 'Session' });
 	return session({
 		name: SESSION_COOKIE,
 		secret,

@@ -3,6 +3,7 @@ import { Op, type Transaction } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
 import { hasControlCharacters, printable } from '../common/text';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import type { User } from '../users/model';
 import { SignInAttempt } from './model';
@@ -68,14 +69,14 @@ export function signInClient(ip: string): string {
 	return ipKeyGenerator(ip).slice(0, 64);
 }
 
+const LOCK_KEY = 'SELECT pg_advisory_xact_lock(hashtext($1))';
+
 /** Serialises the counting of one key (account, IP, device) across instances (SQLite's IMMEDIATE transaction already does). */
 async function lock(transaction: Transaction, keys: string[]): Promise<void> {
-	const sequelize = SignInAttempt.sequelize!;
-	if (sequelize.getDialect() !== 'postgres') return;
+	const db = database();
+	if (db.dialect !== 'postgres') return;
 	// Always account first, then IP: a fixed order cannot deadlock.
-	for (const key of keys) {
-		await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key }, transaction });
-	}
+	for (const key of keys) await db.rows(LOCK_KEY, [key], transaction);
 }
 
 /** Attempts from a trusted device count only against that device. */
@@ -105,7 +106,7 @@ export async function beginSignIn(email: string, origin: SignInOrigin): Promise<
 	const key = attemptedEmail(email);
 	const device = origin.device ?? null;
 	const row = { email: key, ip: origin.ip.slice(0, 64), client: signInClient(origin.ip), device, userAgent: origin.userAgent?.slice(0, 300) ?? null };
-	const result = await writeTransaction(SignInAttempt.sequelize!, async (transaction) => {
+	const result = await writeTransaction(database(), async (transaction) => {
 		const now = Date.now();
 		const since = new Date(now - SIGN_IN_WINDOW_MS);
 		let until: number;
@@ -132,7 +133,7 @@ export async function beginSignIn(email: string, origin: SignInOrigin): Promise<
 /** Closes an attempt: a failure keeps counting for the rest of the window, a success never did. */
 export async function finishSignIn(attempt: SignInAttempt, outcome: 'failed' | 'succeeded', user: User | null): Promise<void> {
 	// In a transaction of its own, so that on SQLite it queues behind beginSignIn's rather than racing it.
-	await writeTransaction(SignInAttempt.sequelize!, (transaction) =>
+	await writeTransaction(database(), (transaction) =>
 		attempt.update({ outcome, userId: user?.id ?? null, organizationId: user?.organizationId ?? null }, { transaction }),
 	);
 }

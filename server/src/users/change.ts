@@ -1,7 +1,8 @@
-import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize';
+import { UniqueConstraintError, type Transaction } from 'sequelize';
 
 import { isIdOf } from '../common/id-shapes';
 import { RuleError } from '../common/rule-error';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import type { Enrollment } from '../enrollments/model';
 import { withdrawAllOf } from '../enrollments/withdraw-all';
@@ -65,10 +66,9 @@ export async function changeUser(
 ): Promise<UserChangeResult> {
 	const asked = checked(change);
 	if (!isIdOf('user', id)) throw userNotFound(id);
-	const sequelize = User.sequelize!;
 	const scope = organizationId === undefined ? {} : { organizationId };
 	try {
-		return await writeTransaction(sequelize, async (transaction) => {
+		return await writeTransaction(database(), async (transaction) => {
 			const user = await User.findOne({ where: { id, ...scope }, transaction, lock: transaction.LOCK.UPDATE });
 			if (!user) throw userNotFound(id);
 			precondition?.(user);
@@ -149,6 +149,8 @@ async function apply(user: User, asked: Asked, transaction: Transaction): Promis
 	return withdrawn;
 }
 
+const END_SESSIONS = 'DELETE FROM sessions WHERE data LIKE $1';
+
 /**
  * Deletes the user's settings-page sessions (connect-session-sequelize keeps the session as
  * JSON text, `"userId":"usr_…"` among it; ids hold no LIKE wildcards). A session that escaped
@@ -156,9 +158,5 @@ async function apply(user: User, asked: Asked, transaction: Transaction): Promis
  * (settings/viewer.ts).
  */
 async function endSessions(userId: string, transaction: Transaction): Promise<void> {
-	await User.sequelize!.query('DELETE FROM sessions WHERE data LIKE $1', {
-		bind: [`%"userId":"${userId}"%`],
-		type: QueryTypes.DELETE,
-		transaction,
-	});
+	await database().run(END_SESSIONS, [`%"userId":"${userId}"%`], transaction);
 }

@@ -73,7 +73,7 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 					afterUpdate: async (user, options) => {
 						if (!user.changed('name') && !user.changed('email')) return;
 						const old = { name: user.previous('name') ?? user.name, email: user.previous('email') ?? user.email };
-						await unindexRecord(User.sequelize!, 'user', { ...user.get(), texts: textsOf(old) }, options.transaction);
+						await unindexRecord('user', { ...user.get(), texts: textsOf(old) }, options.transaction);
 						await indexUsers([user], options.transaction);
 					},
 				},
@@ -87,7 +87,6 @@ const textsOf = (user: { name: string; email: string }) => [normalize(user.email
 
 const indexUsers = (users: readonly User[], transaction: Transaction | null | undefined) =>
 	indexRecords(
-		User.sequelize!,
 		'user',
 		users.map((u) => ({ id: u.id, organizationId: u.organizationId, texts: textsOf(u) })),
 		transaction,

@@ -2,6 +2,7 @@ import { Op, UniqueConstraintError } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
 import { controlCharactersRefused, hasControlCharacters } from '../common/text';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { recordEvent } from '../events/record';
 import type { Organization } from '../organizations/model';
@@ -130,7 +131,7 @@ export async function createUser(input: {
 	const passwordHash = password === '' ? null : await hashPassword(password);
 	try {
 		// The user and its user.created event commit together (SPEC §11).
-		return await writeTransaction(User.sequelize!, async (transaction) => {
+		return await writeTransaction(database(), async (transaction) => {
 			const user = await User.create({ organizationId: input.organization.id, email, name, role, externalId, passwordHash }, { transaction });
 			await recordEvent(transaction, {
 				organizationId: user.organizationId,

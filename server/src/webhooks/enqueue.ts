@@ -1,6 +1,7 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 
 import { scopeList } from '../api-keys/model';
+import { database } from '../db';
 import { wakeDeliveryWorkers } from './wake';
 import { deliverable } from './event-types';
 import { WebhookDelivery } from './model';
@@ -31,8 +32,7 @@ export async function enqueueDeliveries(
 	transaction: Transaction,
 	event: { id: string; organizationId: string; type: string; at: Date },
 ): Promise<void> {
-	const sequelize = WebhookDelivery.sequelize!;
-	const endpoints = await sequelize.query<Subscriber>(SUBSCRIBERS, { bind: [event.organizationId], type: QueryTypes.SELECT, transaction });
+	const endpoints = await database().rows<Subscriber>(SUBSCRIBERS, [event.organizationId], transaction);
 	const wanted = endpoints.filter((e) => {
 		// A key that is no longer active owns no enabled endpoint (revoked: disabled; rotated: handed on).
 		if (e.api_key_id === null) return deliverable(e.events.split(' '), null, event.type);

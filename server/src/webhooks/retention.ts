@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { WebhookDelivery, WebhookEndpoint } from './model';
 
@@ -21,7 +22,7 @@ export async function pruneDeliveries(retentionDays: number, now = new Date()): 
 			limit: BATCH,
 		});
 		if (rows.length === 0) break;
-		await writeTransaction(WebhookDelivery.sequelize!, (transaction) =>
+		await writeTransaction(database(), (transaction) =>
 			WebhookDelivery.destroy({ where: { id: rows.map((r) => r.id) }, transaction }),
 		);
 		removed += rows.length;
@@ -42,7 +43,7 @@ async function pruneDeletedEndpoints(cutoff: Date): Promise<void> {
 		limit: BATCH,
 	});
 	for (const { id } of gone) {
-		await writeTransaction(WebhookEndpoint.sequelize!, async (transaction) => {
+		await writeTransaction(database(), async (transaction) => {
 			if ((await WebhookDelivery.count({ where: { endpointId: id }, transaction })) === 0) await WebhookEndpoint.destroy({ where: { id }, transaction });
 		});
 	}

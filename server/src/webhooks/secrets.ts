@@ -3,6 +3,7 @@ import { Op } from 'sequelize';
 
 import { Sealer } from '../common/seal';
 import type { WebhookConfig } from '../config';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { WebhookEndpoint } from './model';
 
@@ -63,7 +64,7 @@ export async function sealWebhookSecrets(config: Pick<WebhookConfig, 'sealingSec
 			continue;
 		}
 		const sealed = sealer.seal(row.id, openSecret(config, row));
-		await writeTransaction(WebhookEndpoint.sequelize!, (transaction) =>
+		await writeTransaction(database(), (transaction) =>
 			WebhookEndpoint.update({ secret: sealed }, { where: { id: row.id, secret: { [Op.eq]: row.secret } }, transaction, silent: true }),
 		);
 		report.sealed++;

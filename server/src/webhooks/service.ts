@@ -4,6 +4,7 @@ import { ApiKey, type Scope } from '../api-keys/model';
 import { AuthError, writeAudit, type Actor, type Origin } from '../api-keys/service';
 import { newId, randomBase62 } from '../common/ids';
 import { RuleError } from '../common/rule-error';
+import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Organization } from '../organizations/model';
 import { checkWebhookUrl, type UrlPolicy } from './url-policy';
@@ -28,10 +29,6 @@ export interface CreatedEndpoint {
 	endpoint: WebhookEndpoint;
 	/** The signing secret: handed to the caller once, never shown again. */
 	secret: string;
-}
-
-function sequelizeOf() {
-	return WebhookEndpoint.sequelize!;
 }
 
 /**
@@ -62,7 +59,7 @@ export async function createEndpoint(input: {
 	const id = newId('whe');
 	const sealed = sealSecret(input.config, id, secret);
 	const origin = input.origin ?? {};
-	const endpoint = await writeTransaction(sequelizeOf(), async (transaction) => {
+	const endpoint = await writeTransaction(database(), async (transaction) => {
 		const owner = await ApiKey.findOne({
 			where: { id: input.apiKeyId, organizationId: input.organizationId },
 			transaction,
@@ -119,7 +116,7 @@ export async function deleteEndpoint(input: {
 	actor: Actor;
 	origin?: Origin;
 }): Promise<WebhookEndpoint | null> {
-	return writeTransaction(sequelizeOf(), async (transaction) => {
+	return writeTransaction(database(), async (transaction) => {
 		const endpoint = await findEndpoint(input.organizationId, input.id, transaction);
 		if (!endpoint) return null;
 		const [claimed] = await WebhookEndpoint.update(

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
-import { literal, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { literal, type Transaction } from 'sequelize';
 
 import type { WebhookConfig } from '../config';
+import type { Database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
-import { storedDate } from '../events/record';
-import { eventJson, type EventRow } from '../events/feed';
+import { eventColumns, eventJson, type EventRow } from '../events/feed';
 import { webhookDeliveries } from '../metrics/registry';
 import { deliverable } from './event-types';
 import { WebhookDelivery, WebhookEndpoint } from './model';
@@ -41,7 +41,11 @@ interface Claimed {
 	attempts: number;
 }
 
-const DUE_ROWS = `status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)`;
+/** $1: now (ISO 8601). */
+const dueRows = (db: Database) => {
+	const now = db.storedTime('$1');
+	return `status = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until < ${now})`;
+};
 
 /**
  * The ids to claim, round-robin: each endpoint's due rows ranked oldest first and cut to what
@@ -49,9 +53,9 @@ const DUE_ROWS = `status = 'pending' AND next_attempt_at <= $1 AND (lease_until 
  * organization's survivors ranked by that rank and cut likewise ($4), then rank by rank across
  * organizations. $2 is how many slots the pool has free.
  */
-function candidates(dialect: 'postgres' | 'sqlite'): string {
+function candidates(db: Database): string {
 	const left = (map: string, column: string, cap: number) =>
-		dialect === 'postgres'
+		db.dialect === 'postgres'
 			? `COALESCE((${map}::jsonb ->> ${column})::int, ${cap})`
 			: `COALESCE(json_extract(${map}, '$."' || ${column} || '"'), ${cap})`;
 	return `SELECT id FROM (
@@ -60,7 +64,7 @@ function candidates(dialect: 'postgres' | 'sqlite'): string {
 			FROM (
 				SELECT id, organization_id, endpoint_id, next_attempt_at,
 					ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS endpoint_rank
-				FROM webhook_deliveries WHERE ${DUE_ROWS}
+				FROM webhook_deliveries WHERE ${dueRows(db)}
 			) AS by_endpoint
 			WHERE endpoint_rank <= ${left('$3', 'endpoint_id', PER_ENDPOINT)}
 		) AS by_organization
@@ -77,11 +81,11 @@ function candidates(dialect: 'postgres' | 'sqlite'): string {
  * COMMITTED rechecks them on the row as the first left it). SQLite has one writer: the choice
  * and the UPDATE run in one IMMEDIATE transaction, nobody can write between them.
  */
-const CLAIM_POSTGRES = `UPDATE webhook_deliveries SET lease_until = $5, lease_token = $6, attempts = attempts + 1, last_attempt_at = $1, updated_at = $1
-	WHERE id IN (${candidates('postgres')}) AND ${DUE_ROWS}
+const claimPostgres = (db: Database) => `UPDATE webhook_deliveries SET lease_until = $5, lease_token = $6, attempts = attempts + 1, last_attempt_at = $1, updated_at = $1
+	WHERE id IN (${candidates(db)}) AND ${dueRows(db)}
 	RETURNING id, organization_id, endpoint_id, event_id, event_type, attempts`;
 
-const DUE = `SELECT 1 AS due FROM webhook_deliveries WHERE ${DUE_ROWS} LIMIT 1`;
+const due = (db: Database) => `SELECT 1 AS due FROM webhook_deliveries WHERE ${dueRows(db)} LIMIT 1`;
 
 /** Counts of sends in flight by key. */
 class InFlight {
@@ -120,7 +124,7 @@ export class DeliveryWorker {
 	private readonly slow = new Set<string>();
 
 	constructor(
-		private readonly sequelize: Sequelize,
+		private readonly db: Database,
 		private readonly config: WebhookConfig,
 		private readonly logger: Logger,
 	) {
@@ -196,25 +200,17 @@ export class DeliveryWorker {
 			const token = randomUUID();
 			const now = new Date();
 			const leaseUntil = new Date(now.getTime() + this.leaseMs);
-			const dialect = this.sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
-			const at = storedDate(this.sequelize, now);
+			const { db } = this;
+			const at = now.toISOString();
 			// A read first: an idle poll then takes no write lock (SQLite) and locks no rows.
-			const [due] = await this.sequelize.query(DUE, { bind: [at], type: QueryTypes.SELECT });
-			if (!due) return;
+			const [found] = await db.rows(due(db), [at]);
+			if (!found) return;
 			const { endpoints, organizations } = this.allowances();
 			const choose = [at, free, endpoints, organizations];
 			const claimed = await this.write(async (transaction) => {
-				if (dialect === 'postgres') {
-					return this.sequelize.query<Claimed>(CLAIM_POSTGRES, {
-						bind: [...choose, storedDate(this.sequelize, leaseUntil), token],
-						type: QueryTypes.SELECT,
-						transaction,
-					});
-				}
+				if (db.dialect === 'postgres') return db.rows<Claimed>(claimPostgres(db), [...choose, leaseUntil.toISOString(), token], transaction);
 				// Sequelize reads no rows back from an UPDATE on SQLite: select, update, read.
-				const ids = (await this.sequelize.query<{ id: string }>(candidates('sqlite'), { bind: choose, type: QueryTypes.SELECT, transaction })).map(
-					(r) => r.id,
-				);
+				const ids = (await db.rows<{ id: string }>(candidates(db), choose, transaction)).map((r) => r.id);
 				if (ids.length === 0) return [];
 				await WebhookDelivery.update(
 					{ leaseUntil, leaseToken: token, attempts: literal('attempts + 1'), lastAttemptAt: now },
@@ -254,10 +250,7 @@ export class DeliveryWorker {
 		}
 		// The event committed with this delivery, so it is read directly, not through the feed's
 		// hold-back (which may still hide it behind someone else's open transaction).
-		const [event] = await this.sequelize.query<EventRow>('SELECT id, type, data, created_at, previous_attributes FROM events WHERE id = $1', {
-			bind: [row.event_id],
-			type: QueryTypes.SELECT,
-		});
+		const [event] = await this.db.rows<EventRow>(`SELECT ${eventColumns()} FROM events WHERE id = $1`, [row.event_id]);
 		if (!event) {
 			await this.finish(row, token, { status: 'failed', lastError: 'event no longer kept' });
 			return;
@@ -324,7 +317,7 @@ export class DeliveryWorker {
 
 	/** Writes take turns with the process's other write transactions (db/write-transaction.ts). */
 	private write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-		return writeTransaction(this.sequelize, work);
+		return writeTransaction(this.db, work);
 	}
 
 	/** Records the outcome, if this claim still holds the lease. */

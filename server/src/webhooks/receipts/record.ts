@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 
+import { database } from '../../db';
 import { writeTransaction } from '../../db/write-transaction';
 import { WebhookDelivery, WebhookEndpoint } from '../model';
 
@@ -26,7 +27,7 @@ export async function recordReceipt(organizationId: string, endpointId: string, 
 	if (!endpoint) return undefined;
 	const where = { organizationId, endpointId, eventId };
 	const now = new Date();
-	const [claimed] = await writeTransaction(WebhookDelivery.sequelize!, (transaction) =>
+	const [claimed] = await writeTransaction(database(), (transaction) =>
 		WebhookDelivery.update({ status: 'delivered', deliveredAt: now }, { where: { ...where, deliveredAt: null }, transaction }),
 	);
 	const delivery = await WebhookDelivery.findOne({ where, attributes: ['deliveredAt'] });
