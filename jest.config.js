@@ -1,12 +1,44 @@
-/** One runner for the whole repository: server, nodes and browser suites. */
+/**
+ * One runner for the whole repository, in three projects:
+ * - unit: no server, no database, no child process (the nodes against nock, pure server modules);
+ *   `npx jest --selectProjects unit` is the quick loop after a change to a node;
+ * - process: suites that spawn processes (the CLI, several instances, crashes);
+ * - integration: everything else (the real server over HTTP, SQLite or PostgreSQL, Chromium).
+ * The two-instance tests need PostgreSQL and Redis (`npm run test:postgres`); the real-n8n suite
+ * has its own configuration (`npm run test:n8n`).
+ */
+const UNIT = [
+	'<rootDir>/test/nodes/credential.test.ts',
+	'<rootDir>/test/nodes/due-dates-edges.test.ts',
+	'<rootDir>/test/nodes/enrollments.test.ts',
+	'<rootDir>/test/nodes/errors.test.ts',
+	'<rootDir>/test/nodes/pagination.test.ts',
+	'<rootDir>/test/nodes/transport.test.ts',
+	'<rootDir>/test/nodes/trigger-model.test.ts',
+	'<rootDir>/test/nodes/trigger-v2-edges.test.ts',
+	'<rootDir>/test/nodes/v2.test.ts',
+	'<rootDir>/test/server/trust-proxy.test.ts',
+];
+const PROCESS = ['<rootDir>/test/cluster/', '<rootDir>/test/reliability/', '<rootDir>/test/server/cli-'];
+const common = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
+	setupFiles: ['<rootDir>/test/setup-env.ts'],
+};
+const ignored = ['/node_modules/', '<rootDir>/test/n8n/', ...(process.env.TEST_DATABASE === 'postgres' ? [] : ['<rootDir>/test/cluster/'])];
+const escape = (path) => path.replace('<rootDir>', '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  // The two-instance tests need PostgreSQL and Redis: `npm run test:postgres` runs them; the
-  // real-n8n suite has its own configuration (`npm run test:n8n`).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/', ...(process.env.TEST_DATABASE === 'postgres' ? [] : ['<rootDir>/test/cluster/'])],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
-  setupFiles: ['<rootDir>/test/setup-env.ts'],
-  testTimeout: 60_000,
+	testTimeout: 60_000,
+	projects: [
+		{ ...common, displayName: 'unit', testMatch: UNIT },
+		{
+			...common,
+			displayName: 'process',
+			testMatch: ['<rootDir>/test/cluster/*.test.ts', '<rootDir>/test/reliability/*.test.ts', '<rootDir>/test/server/cli-*.test.ts'],
+			testPathIgnorePatterns: ignored,
+		},
+		{ ...common, displayName: 'integration', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: [...ignored, ...UNIT.map(escape), ...PROCESS.map(escape)] },
+	],
 };
