@@ -13,6 +13,7 @@ import { join } from 'node:path';
 
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { COMPLIANCE_CASES } from './compliance-cases';
 import { N8nHome, LMS, sleep, type N8nServer } from './n8n';
 import { SmtpSink } from './smtp';
 
@@ -116,9 +117,9 @@ afterAll(async () => {
 	await lms?.stop();
 });
 
-it('every example has a case in this file', () => {
+it('every example has a case in this file (the compliance examples in compliance-examples.test.ts)', () => {
 	const files = readdirSync(EXAMPLES).filter((file) => file.endsWith('.json'));
-	expect(files.sort()).toEqual(Object.keys(CASES).sort());
+	expect(files.sort()).toEqual([...Object.keys(CASES), ...Object.keys(COMPLIANCE_CASES)].sort());
 });
 
 describe('in a running n8n', () => {
