@@ -30,7 +30,7 @@ export default tseslint.config(
 		files: [
 			'server/src/{users,courses,enrollments,certificates,api-keys,events,webhooks,idempotency,organizations,sign-in,search,common,db,demo}/**/*.ts',
 		],
-		ignores: ['**/{routes,get,list,create,update,delete}.ts'],
+		ignores: ['**/{routes,get,list,create,update,delete,retry,send-test,rotate}.ts'],
 		rules: {
 			'no-restricted-imports': [
 				'error',

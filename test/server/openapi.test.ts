@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { apiKeyRoutes } from '../../server/src/api-keys/routes';
 import { certificateRoutes } from '../../server/src/certificates/routes';
 import { courseRoutes } from '../../server/src/courses/routes';
-import { database, Event, WebhookDelivery } from '../../server/src/db';
+import { database, Event, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { enrollmentRoutes } from '../../server/src/enrollments/routes';
 import { requestFingerprint } from '../../server/src/http/idempotency';
 import { claimKey } from '../../server/src/idempotency/keys';
@@ -183,7 +183,9 @@ describe('successful responses match the document', () => {
 		for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
 			for (const param of item.get?.parameters ?? []) {
 				if (param.in !== 'query') continue;
-				const reply = await check('GET', path, `${path}?${param.name}=${values[param.name]}`, { key: world.keys.all });
+				// A delivery's status is its own (pending, delivered, failed).
+				const value = path.endsWith('/deliveries') && param.name === 'status' ? 'pending' : values[param.name];
+				const reply = await check('GET', path, `${path.replace('{id}', endpointId)}?${param.name}=${value}`, { key: world.keys.all });
 				expect([path, param.name, reply.status]).toEqual([path, param.name, 200]);
 			}
 		}
@@ -238,10 +240,14 @@ describe('error responses match the document', () => {
 			'/api/v1/events/{id}': (await call(server, '/api/v1/events?limit=1', { key: world.keys.all })).body.data[0].id,
 			'/api/v1/webhook_endpoints/{id}': endpointId,
 			'/api/v1/webhook_endpoints/{id}/receipts': endpointId,
+			'/api/v1/webhook_endpoints/{id}/deliveries': endpointId,
+			'/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': endpointId,
+			'/api/v1/webhook_endpoints/{id}/test': endpointId,
+			'/api/v1/webhook_endpoints/{id}/rotate_secret': endpointId,
 		} as Record<string, string>;
 		for (const template of Object.keys(doc.paths)) {
 			if (template.endsWith('openapi.json')) continue;
-			const path = template.replace('{id}', single[template] ?? '');
+			const path = template.replace('{id}', single[template] ?? '').replace('{delivery_id}', 'whd_unknown');
 			await check('GET', template, path);
 			await check('GET', template, path, { key: 'lms_nope' });
 			await check('GET', template, path, { key: world.keys.initech });
@@ -321,13 +327,16 @@ describe('error responses match the document', () => {
 			'/api/v1/enrollments/{id}': world.enrollments[3].id,
 			'/api/v1/webhook_endpoints/{id}': endpointId,
 			'/api/v1/webhook_endpoints/{id}/receipts': endpointId,
+			'/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': endpointId,
+			'/api/v1/webhook_endpoints/{id}/test': endpointId,
+			'/api/v1/webhook_endpoints/{id}/rotate_secret': endpointId,
 			'/api/v1/users/{id}': world.users.bob.id,
 		};
 		let writes = 0;
 		for (const [template, item] of Object.entries(doc.paths as Record<string, Doc>)) {
 			for (const method of ['POST', 'PATCH'].filter((m) => item[m.toLowerCase()])) {
 				writes += 1;
-				const path = template.replace('{id}', ids[template] ?? '');
+				const path = template.replace('{id}', ids[template] ?? '').replace('{delivery_id}', 'whd_unknown');
 				const claim = (key: string, fingerprint: string) => claimKey({ organizationId: world.acme.id, key, method, path, fingerprint });
 				const key = `openapi-${method}-${path}`;
 				await claim(`${key}-running`, requestFingerprint(method, path, {}));
@@ -432,6 +441,44 @@ describe('error responses match the document', () => {
 		expect((await receipt({ event_id: delivery.eventId }, world.keys.all, gone)).status).toBe(404);
 		expect((await receipt({}, world.keys.readUsers)).status).toBe(403);
 		expect((await receipt({}, 'lms_nope')).status).toBe(401);
+	});
+
+	test('every delivery, test event and rotation outcome', async () => {
+		const hook = await call(server, '/api/v1/webhook_endpoints', { method: 'POST', key: world.keys.all, body: { url: 'http://127.0.0.1:9/deliveries', events: ['*'] } });
+		const id: string = hook.body.id;
+		const action = (template: string, path: string, body: unknown = {}, key = world.keys.all) => check('POST', template, path, { key, body });
+		const test = (body?: unknown, key?: string, at = id) => action('/api/v1/webhook_endpoints/{id}/test', `/api/v1/webhook_endpoints/${at}/test`, body, key);
+		const sent = await test();
+		expect(sent.status).toBe(201);
+		expect((await test({ x: 1 })).status).toBe(400);
+		expect((await test({}, world.keys.readUsers)).status).toBe(403);
+		expect((await test({}, 'lms_nope')).status).toBe(401);
+		expect((await test({}, world.keys.all, 'whe_unknown')).status).toBe(404);
+
+		const list = (query = '', at = id) => check('GET', '/api/v1/webhook_endpoints/{id}/deliveries', `/api/v1/webhook_endpoints/${at}/deliveries${query}`, { key: world.keys.all });
+		expect((await list()).body.data[0].id).toBe(sent.body.id);
+		expect((await list('?status=pending')).status).toBe(200);
+		expect((await list('', 'whe_unknown')).status).toBe(404);
+
+		const retryPath = (delivery: string) => `/api/v1/webhook_endpoints/${id}/deliveries/${delivery}/retry`;
+		const retry = (delivery: string, body?: unknown, key?: string) => action('/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry', retryPath(delivery), body, key);
+		expect((await retry(sent.body.id)).status).toBe(409);
+		await WebhookDelivery.update({ status: 'failed' }, { where: { id: sent.body.id } });
+		expect((await retry(sent.body.id)).status).toBe(200);
+		expect((await retry(sent.body.id, { x: 1 })).status).toBe(400);
+		expect((await retry('whd_unknown')).status).toBe(404);
+		expect((await retry(sent.body.id, {}, world.keys.readUsers)).status).toBe(403);
+		expect((await retry(sent.body.id, {}, 'lms_nope')).status).toBe(401);
+
+		const rotate = (body?: unknown, key?: string, at = id) => action('/api/v1/webhook_endpoints/{id}/rotate_secret', `/api/v1/webhook_endpoints/${at}/rotate_secret`, body, key);
+		expect((await rotate()).status).toBe(200);
+		expect((await rotate({ x: 1 })).status).toBe(400);
+		expect((await rotate({}, world.keys.all, 'whe_unknown')).status).toBe(404);
+		expect((await rotate({}, world.keys.readUsers)).status).toBe(403);
+		expect((await rotate({}, 'lms_nope')).status).toBe(401);
+
+		await WebhookEndpoint.update({ status: 'disabled' }, { where: { id } });
+		expect((await test()).status).toBe(409);
 	});
 
 	test('500', async () => {

@@ -8,6 +8,7 @@ export const ID_PATTERNS = {
 	enrollment: /^enr_[A-Za-z0-9]{1,36}$/,
 	certificate: /^cert_[A-Za-z0-9]{1,35}$/,
 	webhookEndpoint: /^whe_[A-Za-z0-9]{1,36}$/,
+	webhookDelivery: /^whd_[A-Za-z0-9]{1,36}$/,
 } as const;
 
 export type IdKind = keyof typeof ID_PATTERNS;

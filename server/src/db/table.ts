@@ -16,10 +16,15 @@ export interface Table<R> {
 	dates: ReadonlyArray<keyof R & string>;
 	/** SQL over the table's own columns that every read adds, e.g. `status = 'published'`. */
 	always?: string;
+	/** Newest first (created_at, id descending): a log read from its latest entries (webhook deliveries). */
+	newestFirst?: boolean;
 }
 
 /** Lists are ordered by creation, ties broken by id: the (organization_id, …, created_at, id) indexes serve it. */
-const ORDER = 'created_at, id';
+function orderOf<R>(table: Table<R>, alias = ''): string {
+	const direction = table.newestFirst ? ' DESC' : '';
+	return `${alias}created_at${direction}, ${alias}id${direction}`;
+}
 
 /**
  * Up to this many skipped rows, a page is read in one pass. Beyond it, reading whole rows only
@@ -75,9 +80,9 @@ export async function readRange<R>(table: Table<R>, where: Where, offset: number
 	const columns = selectList(database(), table);
 	const sql =
 		offset < DEFERRED_JOIN_FROM_OFFSET
-			? `SELECT ${columns} FROM ${table.name} t WHERE ${scoped(table, where)} ORDER BY ${ORDER} LIMIT ${limitParam} OFFSET ${skip}`
+			? `SELECT ${columns} FROM ${table.name} t WHERE ${scoped(table, where)} ORDER BY ${orderOf(table)} LIMIT ${limitParam} OFFSET ${skip}`
 			: `SELECT ${columns} FROM ${table.name} t JOIN (SELECT id FROM ${table.name} WHERE ${scoped(table, where)} ` +
-				`ORDER BY ${ORDER} LIMIT ${limitParam} OFFSET ${skip}) page ON page.id = t.id ORDER BY t.created_at, t.id`;
+				`ORDER BY ${orderOf(table)} LIMIT ${limitParam} OFFSET ${skip}) page ON page.id = t.id ORDER BY ${orderOf(table, 't.')}`;
 	return readRows(table, sql, params);
 }
 

@@ -21,8 +21,8 @@ export interface ListDefinition<R, F extends Record<string, string>> {
 	table: Table<R>;
 	/** Joi schemas of the filters this list accepts, by query parameter name. */
 	filters: { [K in keyof F]-?: Joi.Schema };
-	/** Adds the filters' conditions; the organization scope is already in `where`. */
-	where(where: Where, filters: Partial<F>, organizationId: string): void;
+	/** Adds the filters' conditions (and the path's, `params`); the organization scope is already in `where`. */
+	where(where: Where, filters: Partial<F>, organizationId: string, params: Record<string, string>): void;
 	serialize(row: R): object;
 	/**
 	 * The counter that holds this list's total with these filters (db/list-counts.ts), or
@@ -74,7 +74,7 @@ export function listEndpoint<R, F extends Record<string, string>>(definition: Li
 		const organizationId = callerOf(res).organization.id;
 		const where = new Where();
 		if (!definition.scopesItself?.(filters)) where.equals('organization_id', organizationId);
-		definition.where(where, filters, organizationId);
+		definition.where(where, filters, organizationId, req.params as Record<string, string>);
 		const counter = definition.counter?.(filters);
 		const total = counter ? countedTotal(organizationId, counter) : countRows(definition.table, where);
 		const [rows, count] = await Promise.all([readPage(definition.table, where, { page, perPage }), total]);

@@ -114,6 +114,9 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 		errors: [{ param: 'url', code: 'invalid_webhook_url', message: err.message }],
 	})),
 	too_many_endpoints: withMessage(422, 'Too many webhook endpoints'),
+	// Repairing deliveries (webhooks/requeue.ts, webhooks/test-event.ts).
+	delivery_pending: withMessage(409, 'Delivery pending', (err) => ({ extra: { delivery_id: text(err, 'deliveryId') } })),
+	endpoint_disabled: withMessage(409, 'Webhook endpoint disabled'),
 
 	// Idempotency-Key (idempotency/keys.ts).
 	idempotency_key_reused: withMessage(422, 'Idempotency key reused'),

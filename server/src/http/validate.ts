@@ -241,6 +241,7 @@ const ID_NAMES: Record<IdKind, string> = {
 	enrollment: 'an enrollment id (enr_…)',
 	certificate: 'a certificate id (cert_…)',
 	webhookEndpoint: 'a webhook endpoint id (whe_…)',
+	webhookDelivery: 'a webhook delivery id (whd_…)',
 };
 
 /** A filter holding one resource id, checked for shape before any query. */

@@ -306,6 +306,106 @@ const webhookReceipts = {
 	},
 };
 
+const deliveryId = {
+	name: 'delivery_id',
+	in: 'path',
+	required: true,
+	description: "The delivery's id.",
+	schema: { type: 'string', pattern: ID_PATTERNS.webhookDelivery.source },
+};
+
+const emptyRequest = { required: true, content: { 'application/json': { schema: webhooks.emptyBody } } };
+
+const webhookDeliveries = {
+	get: {
+		operationId: 'listWebhookDeliveries',
+		summary: "List a webhook endpoint's deliveries",
+		description:
+			"The endpoint's deliveries, newest first (created_at, then id, descending): status, attempts, the receiver's last HTTP status, the next attempt. `status` filters. Kept until the event retention removes them. Unknown or repeated query parameters answer 400. Needs `manage:webhooks`.",
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		parameters: [
+			...webhookEndpointId,
+			{ $ref: '#/components/parameters/page' },
+			{ $ref: '#/components/parameters/per_page' },
+			queryParam('status', 'Only deliveries in this status.', { type: 'string', enum: ['pending', 'delivered', 'failed'] }),
+		],
+		responses: {
+			'200': ok('A page of deliveries, newest first.', ref('WebhookDeliveryList'), {
+				Link: { description: 'RFC 8288 links: first, prev, next, last (those that exist), absolute.', required: true, schema: { type: 'string' } },
+			}),
+			'400': { $ref: '#/components/responses/InvalidRequest' },
+			'404': { $ref: '#/components/responses/NotFound' },
+			...commonErrors,
+		},
+	},
+};
+
+const webhookDeliveryRetry = {
+	post: {
+		operationId: 'retryWebhookDelivery',
+		summary: 'Send a delivery again now',
+		description:
+			'Queues a finished delivery (failed, or delivered: a resend) to be sent now, with a fresh schedule of attempts, and answers it (`pending`). ' +
+			'A delivery still pending (queued, in flight or waiting for a retry) answers 409 `delivery_pending`: of two retries at once, one re-queues it and the other gets that 409. ' +
+			'A disabled endpoint answers 409 `endpoint_disabled`. Needs `manage:webhooks`.',
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		parameters: [...webhookEndpointId, deliveryId],
+		requestBody: emptyRequest,
+		responses: {
+			'200': ok('The delivery, queued.', ref('WebhookDelivery')),
+			'400': problem('Malformed JSON, or a field (this takes none).', 400, ['invalid_request', 'malformed_json']),
+			'404': { $ref: '#/components/responses/NotFound' },
+			'409': problem('The delivery is still pending, or the endpoint is disabled.', 409, ['delivery_pending', 'endpoint_disabled']),
+			...commonErrors,
+		},
+	},
+};
+
+const webhookTest = {
+	post: {
+		operationId: 'sendWebhookTestEvent',
+		summary: 'Send a test event to a webhook endpoint',
+		description:
+			'Queues a `webhook.test` event for this endpoint only, whatever it subscribes to: signed, retried and listed like any delivery, never in the event feed or sent to another endpoint. ' +
+			'Its body has the shape of every event, `data.object` naming the endpoint. Answers the delivery (`pending`); follow it in …/deliveries. A disabled endpoint answers 409 `endpoint_disabled`. Needs `manage:webhooks`.',
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		parameters: webhookEndpointId,
+		requestBody: emptyRequest,
+		responses: {
+			'201': ok('The test delivery, queued.', ref('WebhookDelivery'), {
+				Location: { description: '/api/v1/webhook_endpoints/{id}/deliveries', required: true, schema: { type: 'string' } },
+			}),
+			'400': problem('Malformed JSON, or a field (this takes none).', 400, ['invalid_request', 'malformed_json']),
+			'404': { $ref: '#/components/responses/NotFound' },
+			'409': problem('The endpoint is disabled.', 409, ['endpoint_disabled']),
+			...commonErrors,
+		},
+	},
+};
+
+const webhookRotateSecret = {
+	post: {
+		operationId: 'rotateWebhookSecret',
+		summary: "Rotate a webhook endpoint's signing secret",
+		description:
+			'Gives the endpoint a new signing secret, shown in this answer only. For 24 hours the old secret keeps signing beside it: LMS-Signature then carries two `v1=`, one per secret, so a receiver verifies with either while it switches. ' +
+			'The old secret is never shown again; both are stored sealed. Audited as webhook.rotated. Needs `manage:webhooks`.',
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		parameters: webhookEndpointId,
+		requestBody: emptyRequest,
+		responses: {
+			'200': ok('The endpoint with its new secret.', ref('RotatedWebhookEndpoint')),
+			'400': problem('Malformed JSON, or a field (this takes none).', 400, ['invalid_request', 'malformed_json']),
+			'404': { $ref: '#/components/responses/NotFound' },
+			...commonErrors,
+		},
+	},
+};
+
 const enrollmentBody = {
 	type: 'object',
 	additionalProperties: false,
@@ -638,6 +738,10 @@ export function openApiDocument() {
 			'/api/v1/webhook_endpoints': webhookEndpoints,
 			'/api/v1/webhook_endpoints/{id}': webhookEndpoint,
 			'/api/v1/webhook_endpoints/{id}/receipts': webhookReceipts,
+			'/api/v1/webhook_endpoints/{id}/deliveries': webhookDeliveries,
+			'/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': webhookDeliveryRetry,
+			'/api/v1/webhook_endpoints/{id}/test': webhookTest,
+			'/api/v1/webhook_endpoints/{id}/rotate_secret': webhookRotateSecret,
 			'/api/v1/key': { get: currentKey },
 			'/api/v1/openapi.json': {
 				get: {
@@ -695,6 +799,9 @@ export function openApiDocument() {
 				WebhookEndpoint: webhooks.WebhookEndpoint,
 				NewWebhookEndpoint: webhooks.NewWebhookEndpoint,
 				WebhookEndpointList: schemas.listOf('WebhookEndpoint'),
+				WebhookDelivery: webhooks.WebhookDelivery,
+				WebhookDeliveryList: schemas.listOf('WebhookDelivery'),
+				RotatedWebhookEndpoint: webhooks.RotatedWebhookEndpoint,
 				Pagination: schemas.Pagination,
 				FieldError: schemas.FieldError,
 				Problem: schemas.Problem,

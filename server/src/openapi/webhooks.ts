@@ -58,3 +58,59 @@ export const createDescription =
 	'(`read:users` for `user.*`, `read:enrollments` for `enrollment.*` and `certificate.*`): a type the key cannot read answers 403 `insufficient_scope`, ' +
 	'and `*` means every type the key can read (403 if none). The endpoint belongs to the calling key: it receives only what that key\'s scopes read at send time, ' +
 	'is disabled when the key is revoked and passes to the new key when it is rotated. Creation and deletion are in the keys page\'s audit log.';
+
+const nullableTimestamp = { ...timestamp, type: ['string', 'null'] };
+
+/** One event owed to one endpoint (SPEC §19): where its attempts stand. */
+export const WebhookDelivery = {
+	type: 'object',
+	description: 'One event owed to one endpoint, and where its attempts stand.',
+	additionalProperties: false,
+	required: [
+		'id',
+		'endpoint_id',
+		'event_id',
+		'event_type',
+		'status',
+		'attempts',
+		'last_status_code',
+		'last_error',
+		'last_attempt_at',
+		'next_attempt_at',
+		'delivered_at',
+		'created_at',
+	],
+	properties: {
+		id: { type: 'string', pattern: ID_PATTERNS.webhookDelivery.source, examples: ['whd_7Qm2Lx9RtV4cKp3Z'] },
+		endpoint_id: { type: 'string', pattern: ID_PATTERNS.webhookEndpoint.source },
+		event_id: { type: 'string', pattern: '^evt_[0-9a-f]{28}$', description: 'The `LMS-Event-Id` of the delivery.' },
+		event_type: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES, 'webhook.test'] },
+		status: {
+			type: 'string',
+			enum: ['pending', 'delivered', 'failed'],
+			description: '`pending`: owed (queued, in flight or waiting for its next attempt); `delivered`: a 2xx, or a receipt; `failed`: its attempts ran out, or nothing could be sent (endpoint disabled or deleted, key revoked).',
+		},
+		attempts: { type: 'integer', minimum: 0, description: 'Attempts made (counted from 0 again by a retry).' },
+		last_status_code: { type: ['integer', 'null'], description: "The receiver's HTTP status at the last attempt; null when it gave none (refused, timed out)." },
+		last_error: { type: ['string', 'null'], description: 'Why the last attempt failed, in a few words.' },
+		last_attempt_at: nullableTimestamp,
+		next_attempt_at: { ...nullableTimestamp, description: 'When it is next tried, while pending; null once finished.' },
+		delivered_at: nullableTimestamp,
+		created_at: timestamp,
+	},
+};
+
+export const RotatedWebhookEndpoint = {
+	type: 'object',
+	description: 'The endpoint after a rotation: the new secret (this answer only) and until when the old one still signs.',
+	additionalProperties: false,
+	required: [...Object.keys(endpointProperties), 'secret', 'previous_secret_expires_at'],
+	properties: {
+		...endpointProperties,
+		secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9]{32}$', description: 'The new secret. Shown once: a replay under the same Idempotency-Key omits it.' },
+		previous_secret_expires_at: { ...timestamp, description: 'Until then (24 h) every delivery carries two `v1=` in LMS-Signature: one by the new secret, one by the old.' },
+	},
+};
+
+/** The actions on an endpoint take no fields. */
+export const emptyBody = { type: 'object', additionalProperties: false, maxProperties: 0, description: 'No fields: send `{}`.' };

@@ -39,6 +39,7 @@ const ACTION_WORDS: Record<string, string> = {
 	'key.rotated': 'Rotated',
 	'key.revoked': 'Revoked',
 	'webhook.created': 'Webhook endpoint created',
+	'webhook.rotated': 'Webhook signing secret rotated',
 	'webhook.deleted': 'Webhook endpoint deleted',
 };
 

@@ -4,7 +4,11 @@ import { createWebhookEndpoint } from './create';
 import { deleteWebhookEndpoint } from './delete';
 import { getWebhookEndpoint } from './get';
 import { listWebhookEndpoints } from './list';
+import { endpointOfPath, listDeliveries } from './deliveries/list';
+import { retryDelivery } from './deliveries/retry';
+import { sendTestEvent } from './deliveries/send-test';
 import { receiveWebhookEvent } from './receipts/create';
+import { rotateWebhookSecret } from './rotate';
 
 export function webhookRoutes(deps: Pick<AppDeps, 'config'>): RouteTable {
 	return {
@@ -18,6 +22,18 @@ export function webhookRoutes(deps: Pick<AppDeps, 'config'>): RouteTable {
 		},
 		'/webhook_endpoints/:id/receipts': {
 			post: { scope: 'manage:webhooks', write: receiveWebhookEvent },
+		},
+		'/webhook_endpoints/:id/deliveries': {
+			get: { scope: 'manage:webhooks', handlers: [endpointOfPath, listDeliveries] },
+		},
+		'/webhook_endpoints/:id/deliveries/:delivery_id/retry': {
+			post: { scope: 'manage:webhooks', write: retryDelivery },
+		},
+		'/webhook_endpoints/:id/test': {
+			post: { scope: 'manage:webhooks', write: sendTestEvent },
+		},
+		'/webhook_endpoints/:id/rotate_secret': {
+			post: { scope: 'manage:webhooks', write: rotateWebhookSecret(deps) },
 		},
 	};
 }

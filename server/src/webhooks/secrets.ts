@@ -42,6 +42,22 @@ export function openSecret(config: Pick<WebhookConfig, 'sealingSecrets'>, endpoi
 	return secretSealer(config).open(endpoint.id, endpoint.secret);
 }
 
+/**
+ * The secrets that sign a delivery now: the current one, then, for 24 h after a rotation
+ * (webhooks/rotate-secret.ts), the previous one. Each `v1=` of LMS-Signature is one of them.
+ */
+export function signingSecrets(
+	config: Pick<WebhookConfig, 'sealingSecrets'>,
+	endpoint: Pick<WebhookEndpoint, 'id' | 'secret' | 'previousSecret' | 'previousSecretUntil'>,
+	now = new Date(),
+): string[] {
+	const secrets = [openSecret(config, endpoint)];
+	if (endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil.getTime() > now.getTime()) {
+		secrets.push(openSecret(config, { id: endpoint.id, secret: endpoint.previousSecret }));
+	}
+	return secrets;
+}
+
 export interface SealReport {
 	/** Plaintext secrets sealed, and secrets re-sealed from a previous SEALING_SECRET. */
 	sealed: number;
@@ -56,18 +72,23 @@ export interface SealReport {
  */
 export async function sealWebhookSecrets(config: Pick<WebhookConfig, 'sealingSecrets'>, logger?: Logger): Promise<SealReport> {
 	const sealer = secretSealer(config);
-	const rows = await WebhookEndpoint.findAll({ attributes: ['id', 'secret'] });
+	const rows = await WebhookEndpoint.findAll({ attributes: ['id', 'secret', 'previousSecret'] });
 	const report: SealReport = { sealed: 0, unreadable: 0 };
-	for (const row of rows.filter((r) => !sealer.isCurrent(r.secret))) {
-		if (!row.secret.startsWith(PLAINTEXT) && !sealer.canOpen(row.secret)) {
-			report.unreadable++;
-			continue;
+	// The current secret, and the previous one that still signs after a rotation, alike.
+	for (const column of ['secret', 'previousSecret'] as const) {
+		for (const row of rows) {
+			const value = row[column];
+			if (value === null || sealer.isCurrent(value)) continue;
+			if (!value.startsWith(PLAINTEXT) && !sealer.canOpen(value)) {
+				report.unreadable++;
+				continue;
+			}
+			const sealed = sealer.seal(row.id, openSecret(config, { id: row.id, secret: value }));
+			await writeTransaction(database(), (transaction) =>
+				WebhookEndpoint.update({ [column]: sealed }, { where: { id: row.id, [column]: { [Op.eq]: value } }, transaction, silent: true }),
+			);
+			report.sealed++;
 		}
-		const sealed = sealer.seal(row.id, openSecret(config, row));
-		await writeTransaction(database(), (transaction) =>
-			WebhookEndpoint.update({ secret: sealed }, { where: { id: row.id, secret: { [Op.eq]: row.secret } }, transaction, silent: true }),
-		);
-		report.sealed++;
 	}
 	if (report.sealed > 0) logger?.info({ sealed: report.sealed }, 'webhook signing secrets sealed under the current SEALING_SECRET');
 	if (report.unreadable > 0) {

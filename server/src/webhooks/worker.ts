@@ -15,7 +15,8 @@ import { DISABLE_AFTER_MS, nextAttemptAfter } from './schedule';
 import { send, type SendResult } from './send';
 import { signatureHeader } from './signature';
 import { checkWebhookUrl, WebhookUrlError, type DeliveryTarget } from './url-policy';
-import { openSecret } from './secrets';
+import { signingSecrets } from './secrets';
+import { TEST_EVENT_TYPE, testEventJson } from './test-event';
 import { onWake } from './wake';
 
 /**
@@ -241,17 +242,17 @@ export class DeliveryWorker {
 			return;
 		}
 		// The key's scopes as they are now decide (SPEC §19): a key whose scopes shrank since the
-		// event was written is not sent what it can no longer read.
+		// event was written is not sent what it can no longer read. A test event (POST …/test) is
+		// sent whatever the endpoint subscribes to, while its key is active.
+		const test = row.event_type === TEST_EVENT_TYPE;
 		const owner = await ownerScopes(endpoint.apiKeyId);
-		if (owner && (!owner.active || !deliverable(endpoint.eventList, owner.scopes, row.event_type))) {
+		if (owner && (!owner.active || (!test && !deliverable(endpoint.eventList, owner.scopes, row.event_type)))) {
 			const lastError = owner.active ? `the endpoint's API key cannot read ${row.event_type}` : "the endpoint's API key is no longer active";
 			await this.finish(row, token, { status: 'failed', lastError });
 			return;
 		}
-		// The event committed with this delivery, so it is read directly, not through the feed's
-		// hold-back (which may still hide it behind someone else's open transaction).
-		const [event] = await this.db.rows<EventRow>(`SELECT ${eventColumns()} FROM events WHERE id = $1`, [row.event_id]);
-		if (!event) {
+		const body = test ? await this.testBody(row) : await this.eventBody(row);
+		if (body === undefined) {
 			await this.finish(row, token, { status: 'failed', lastError: 'event no longer kept' });
 			return;
 		}
@@ -260,7 +261,7 @@ export class DeliveryWorker {
 			const target = await checkWebhookUrl(endpoint.url, this.config);
 			// Too close to the lease's end to finish within it: leave the attempt to the next claim.
 			if (Date.now() + this.config.timeoutMs + 1_000 > leaseUntil.getTime()) return;
-			result = await this.sendSigned(target, endpoint, event);
+			result = await this.sendSigned(target, endpoint, body);
 		} catch (err) {
 			if (!(err instanceof WebhookUrlError)) throw err;
 			result = { error: err.message };
@@ -290,27 +291,44 @@ export class DeliveryWorker {
 		);
 	}
 
-	/** Posts the event, signed with the endpoint's secret, opened from its seal for this send only. */
-	private sendSigned(target: DeliveryTarget, endpoint: WebhookEndpoint, event: EventRow): Promise<SendResult> {
-		let secret: string;
+	/**
+	 * The event's JSON: the same bytes the feed serves. The event committed with this delivery, so
+	 * it is read directly, not through the feed's hold-back (which may still hide it behind
+	 * someone else's open transaction). Undefined once retention removed it.
+	 */
+	private async eventBody(row: Claimed): Promise<{ id: string; type: string; json: string } | undefined> {
+		const [event] = await this.db.rows<EventRow>(`SELECT ${eventColumns()} FROM events WHERE id = $1`, [row.event_id]);
+		return event && { id: event.id, type: event.type, json: eventJson(event) };
+	}
+
+	/** A test event is in no feed: its body is made from the delivery (webhooks/test-event.ts). */
+	private async testBody(row: Claimed): Promise<{ id: string; type: string; json: string } | undefined> {
+		const delivery = await WebhookDelivery.findByPk(row.id, { attributes: ['id', 'createdAt'] });
+		return delivery ? { id: row.event_id, type: TEST_EVENT_TYPE, json: testEventJson(row.event_id, row.endpoint_id, delivery.createdAt) } : undefined;
+	}
+
+	/**
+	 * Posts the event, signed with the endpoint's secret (and for 24 h after a rotation its
+	 * previous one too: two v1=), opened from their seals for this send only.
+	 */
+	private sendSigned(target: DeliveryTarget, endpoint: WebhookEndpoint, body: { id: string; type: string; json: string }): Promise<SendResult> {
+		let secrets: string[];
 		try {
-			secret = openSecret(this.config, endpoint);
+			secrets = signingSecrets(this.config, endpoint);
 		} catch {
 			// Sealed under a SEALING_SECRET this server was not given: retried like any failure.
 			return Promise.resolve({ error: 'the signing secret cannot be opened: SEALING_SECRET changed (see docs/webhooks.md)' });
 		}
-		// The same bytes the feed serves for this event.
-		const body = eventJson(event);
 		return send(
 			target,
 			{
 				'Content-Type': 'application/json',
 				'User-Agent': 'LMS-Webhooks/1',
-				'LMS-Event-Id': event.id,
-				'LMS-Event-Type': event.type,
-				'LMS-Signature': signatureHeader(secret, body),
+				'LMS-Event-Id': body.id,
+				'LMS-Event-Type': body.type,
+				'LMS-Signature': signatureHeader(secrets, body.json),
 			},
-			body,
+			body.json,
 			this.config.timeoutMs,
 		);
 	}
@@ -320,13 +338,26 @@ export class DeliveryWorker {
 		return writeTransaction(this.db, work);
 	}
 
-	/** Records the outcome, if this claim still holds the lease. */
+	/**
+	 * Records the outcome, if this claim still holds the lease. A receipt (webhooks/receipts) may
+	 * have marked the delivery delivered while this attempt was out, its 2xx lost or not yet come:
+	 * then the receipt stands (the attempt's status code and error are noted, its failure is not:
+	 * a last attempt that fails must not turn a received event into a failed one, nor schedule a retry).
+	 */
 	private async finish(row: Claimed, token: string, changes: Partial<WebhookDelivery['_attributes']>): Promise<void> {
-		await this.write((transaction) =>
-			WebhookDelivery.update({ ...changes, leaseUntil: null, leaseToken: null }, { where: { id: row.id, leaseToken: token }, transaction }),
-		);
+		const released = { leaseUntil: null, leaseToken: null };
+		const recorded = await this.write(async (transaction) => {
+			const [updated] = await WebhookDelivery.update(
+				{ ...changes, ...released },
+				{ where: { id: row.id, leaseToken: token, status: 'pending' }, transaction },
+			);
+			if (updated === 1) return true;
+			const noted = { lastStatusCode: changes.lastStatusCode ?? null, lastError: changes.lastError ?? null };
+			await WebhookDelivery.update({ ...noted, ...released }, { where: { id: row.id, leaseToken: token }, transaction });
+			return false;
+		});
 		// Counted once it is recorded, so a scrape never sees the outcome before the row says it.
-		webhookDeliveries.inc({ outcome: changes.status === 'delivered' ? 'delivered' : changes.status === 'failed' ? 'failed' : 'retrying' });
+		if (recorded) webhookDeliveries.inc({ outcome: changes.status === 'delivered' ? 'delivered' : changes.status === 'failed' ? 'failed' : 'retrying' });
 	}
 
 	/** Starts (or continues) the endpoint's run of failures; after three days of it, disables it. */
