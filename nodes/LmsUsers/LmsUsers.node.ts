@@ -17,7 +17,7 @@ export class LmsUsers extends VersionedNodeType {
 			icon: { light: 'file:../../icons/lmsUsers.svg', dark: 'file:../../icons/lmsUsers.dark.svg' },
 			group: ['transform'],
 			description:
-				'Read the users of your LMS organization (students, instructors, admins): list or search them, or get one by ID or email. Needs a key with read:users',
+				'The people of your LMS organization: list, search or get them (read:users); create, update, deactivate, reactivate, or create or update them from a roster (write:users)',
 			defaultVersion: 2.1,
 			usableAsTool: true,
 		};

@@ -29,6 +29,8 @@ export interface LmsProblem {
 	errors?: Array<{ param?: string; code?: string; message?: string }>;
 	/** Sent with 409 `already_enrolled`: the enrollment that already exists. */
 	enrollment_id?: string;
+	/** Sent with 409 `email_taken` / `external_id_taken`: the user who already has it. */
+	user_id?: string;
 	/** Sent with 409 `invalid_transition`: the enrollment's status, and the status asked for. */
 	from?: string;
 	to?: string;

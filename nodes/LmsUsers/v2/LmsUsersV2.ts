@@ -7,11 +7,11 @@ import { description, operations } from './actions';
 export class LmsUsersV2 extends LmsActionNodeV2 {
 	constructor(baseDescription: INodeTypeBaseDescription) {
 		super(baseDescription, {
-			subtitle:
-				'={{ $parameter["operation"] === "get" ? "Get a user" : "Get many users" }}',
+			subtitle: '={{ $parameter["operation"] === "getAll" ? "get many users" : $parameter["operation"] === "upsert" ? "create or update a user" : $parameter["operation"] + " a user" }}',
 			properties: description,
 			operations,
-			// 2.1: Get's If No User Matches (fail the item, or continue with no item).
+			// 2.1: Get's If No User Matches (fail the item, or continue with no item). Create, Update,
+			// Deactivate, Reactivate and Create or Update are new operations, in both versions.
 			versions: [2, 2.1],
 		});
 	}

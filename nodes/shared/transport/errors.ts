@@ -144,6 +144,18 @@ function messageFor(failure: LmsHttpFailure, request: LmsRequestSummary): string
 			return `Course ${bodyField(request, 'course_id')} is not published: publish it in the LMS first, or check the Course ID`;
 		case 'already_enrolled':
 			return `Student ${bodyField(request, 'student_id')} is already enrolled in course ${bodyField(request, 'course_id')} (enrollment ${problem.enrollment_id ?? 'unknown'}): set "If Already Enrolled" to "Return Existing Enrollment" to carry on instead of failing`;
+		case 'email_taken':
+			return problem.user_id
+				? `A user with email ${bodyField(request, 'email')} already exists (${problem.user_id}): use Create or Update (Match By: Email) to update them instead of failing`
+				: `The email ${bodyField(request, 'email')} is another account's sign-in name: use another address`;
+		case 'external_id_taken':
+			return `A user with external ID ${bodyField(request, 'external_id')} already exists (${problem.user_id ?? 'unknown'}): use Create or Update (Match By: External ID) to update them instead of failing`;
+		case 'role_not_allowed':
+			return 'The API grants only the student and instructor roles: admins and super admins are made in the LMS itself';
+		case 'protected_user':
+			return `${record.label} ${record.id ?? ''} is an admin or super admin, and those are changed only in the LMS itself, not through the API`.replace('  ', ' ');
+		case 'user_deactivated':
+			return `Student ${bodyField(request, 'student_id')} is deactivated: reactivate them first (LMS Users → Reactivate), or leave them out`;
 		case 'idempotency_key_reused':
 			return 'The LMS already received another request under this write\'s Idempotency-Key (made from the execution, the node and the item): its values changed between two tries of the same execution, for example through an expression using the time. Run the workflow again, which sends new keys';
 		case 'idempotency_key_in_use':

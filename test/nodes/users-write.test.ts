@@ -1,0 +1,151 @@
+/**
+ * LMS Users' write operations (SPEC §16, §18) run by n8n-core's WorkflowExecute against the real
+ * server: Create in batches of 100 with per-execution Idempotency-Keys, Update, Deactivate and
+ * Reactivate, and Create or Update matched by email or external ID, item for item against the API.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
+import { Organization, User } from '../../server/src/db';
+import { runNode } from '../helpers/n8n';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
+
+const rl = (mode: string, value: string) => ({ __rl: true, mode, value });
+
+let server: TestServer;
+let apiKey: string;
+let organizationId: string;
+const as = () => ({ credentials: { baseUrl: server.baseUrl, apiKey } });
+
+async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: IDataObject }> {
+	const response = await fetch(`${server.baseUrl}/api/v1${path}`, {
+		method: init.method ?? 'GET',
+		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+		body: init.body === undefined ? undefined : JSON.stringify(init.body),
+	});
+	return { status: response.status, body: (await response.json()) as IDataObject };
+}
+
+/** Requests to `path` the server has logged so far; a marker request sent last makes the count final. */
+async function logged(path: string): Promise<number> {
+	const marker = `/api/v1/key?marker=${Math.random().toString(36).slice(2)}`;
+	await fetch(`${server.baseUrl}${marker}`, { headers: { Authorization: `Bearer ${apiKey}` } });
+	await waitUntil(() => server.logs().includes(marker), { what: 'the marker request logged' });
+	return server.logs().split('\n').filter((line) => line.includes(`"url":"${path}"`)).length;
+}
+
+beforeAll(async () => {
+	server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+	apiKey = (await server.createKey('acme', ['read:users', 'write:users', 'read:enrollments', 'write:enrollments', 'read:courses'], 'n8n users')).key;
+	organizationId = (await Organization.findOne({ where: { slug: 'acme' } }))!.id;
+}, 120_000);
+
+afterAll(async () => {
+	await server?.stop();
+});
+
+const create = { operation: 'create', name: '={{ $json.name }}', email: '={{ $json.email }}', role: 'student', additionalFields: { externalId: '={{ $json.hr }}' } };
+
+describe('Create on 150 input items', () => {
+	const people = Array.from({ length: 150 }, (_, i) => ({ name: `New Hire ${i}`, email: `hire${i}@n8n-users.example`, hr: `HR-${i}` }));
+	let run: Awaited<ReturnType<typeof runNode>>;
+	let batches: number;
+
+	beforeAll(async () => {
+		const before = await logged('/api/v1/users/batch');
+		run = await runNode(new LmsUsers(), create, { ...as(), items: people, executionId: 'exec-hires' });
+		batches = (await logged('/api/v1/users/batch')) - before;
+	}, 120_000);
+
+	it('take 2 requests and give each person, paired with their item, as the API serves them', async () => {
+		expect(run.error).toBeUndefined();
+		expect(batches).toBe(2);
+		expect(run.items.map((item) => item.pairedItem)).toEqual(people.map((_, i) => ({ item: i })));
+		expect(run.items.map((item) => [item.json.email, item.json.external_id, item.json.role])).toEqual(people.map((p) => [p.email, p.hr, 'student']));
+		for (const item of run.items.slice(0, 5)) expect(item.json).toEqual((await api(`/users/${String(item.json.id)}`)).body);
+	});
+
+	it('run again in the same execution (a retry): the answers are replayed, nobody is created twice', async () => {
+		const again = await runNode(new LmsUsers(), create, { ...as(), items: people, executionId: 'exec-hires' });
+		expect(again.items).toEqual(run.items);
+		expect(await User.count({ where: { organizationId, email: people.map((p) => p.email) } })).toBe(150);
+	});
+
+	it('in another execution, Continue On Fail: each existing person is an error item naming the user who has the email', async () => {
+		const other = await runNode(new LmsUsers(), create, { ...as(), items: people.slice(0, 2), executionId: 'exec-hires-2', continueOnFail: true });
+		expect(other.items.map((item) => String(item.json.error))).toEqual(run.items.slice(0, 2).map((item) => expect.stringContaining(String(item.json.id))));
+	});
+});
+
+describe('Update, Deactivate, Reactivate', () => {
+	it('change the picked user, and only what Update Fields names', async () => {
+		const { body: user } = await api('/users', { method: 'POST', body: { name: 'Grace Hopper', email: 'grace@n8n-users.example' } });
+		const updated = await runNode(new LmsUsers(), { operation: 'update', user: rl('email', 'GRACE@n8n-users.example'), updateFields: { name: 'Grace B. Hopper', role: 'instructor' } }, as());
+		expect(updated.error).toBeUndefined();
+		expect(updated.items.map((item) => item.json)).toEqual([(await api(`/users/${String(user.id)}`)).body]);
+		expect(updated.items[0].json).toMatchObject({ name: 'Grace B. Hopper', role: 'instructor', email: 'grace@n8n-users.example' });
+
+		const nothing = await runNode(new LmsUsers(), { operation: 'update', user: rl('id', String(user.id)), updateFields: {} }, as());
+		expect(nothing.error?.message).toBe('Nothing to update: add at least one field under Update Fields');
+	});
+
+	it('Deactivate offboards (active enrollments withdrawn); Reactivate lets them back, the enrollment stays withdrawn', async () => {
+		const { body: user } = await api('/users', { method: 'POST', body: { name: 'Leaver', email: 'leaver@n8n-users.example' } });
+		const course = ((await api('/courses?per_page=1')).body.data as IDataObject[])[0];
+		const { body: enrollment } = await api('/enrollments', { method: 'POST', body: { student_id: user.id, course_id: course.id } });
+
+		const off = await runNode(new LmsUsers(), { operation: 'deactivate', user: rl('id', String(user.id)) }, as());
+		expect(off.items.map((item) => item.json)).toEqual([(await api(`/users/${String(user.id)}`)).body]);
+		expect(off.items[0].json.status).toBe('deactivated');
+		expect((await api(`/enrollments/${String(enrollment.id)}`)).body.status).toBe('withdrawn');
+
+		const on = await runNode(new LmsUsers(), { operation: 'reactivate', user: rl('id', String(user.id)) }, as());
+		expect(on.items[0].json).toMatchObject({ status: 'active', deactivated_at: null });
+		expect((await api(`/enrollments/${String(enrollment.id)}`)).body.status).toBe('withdrawn');
+	});
+});
+
+describe('Create or Update', () => {
+	const upsert = (matchBy: string, extra: IDataObject = {}) => ({
+		operation: 'upsert',
+		matchBy,
+		email: '={{ $json.email }}',
+		name: '={{ $json.name }}',
+		externalId: '={{ $json.hr }}',
+		...extra,
+	});
+
+	it('by email: the existing person is updated, the new one created, in one run of many items', async () => {
+		const { body: existing } = await api('/users', { method: 'POST', body: { name: 'Old Name', email: 'known@n8n-users.example', role: 'instructor' } });
+		const run = await runNode(new LmsUsers(), upsert('email'), {
+			...as(),
+			items: [
+				{ name: 'New Name', email: 'KNOWN@n8n-users.example' },
+				{ name: 'Fresh Person', email: 'fresh@n8n-users.example' },
+			],
+		});
+		expect(run.error).toBeUndefined();
+		expect(run.items[0].json).toMatchObject({ id: existing.id, name: 'New Name', role: 'instructor' });
+		expect(run.items[1].json).toMatchObject({ name: 'Fresh Person', role: 'student' });
+		for (const item of run.items) expect(item.json).toEqual((await api(`/users/${String(item.json.id)}`)).body);
+		expect(await User.count({ where: { organizationId, email: ['known@n8n-users.example', 'fresh@n8n-users.example'] } })).toBe(2);
+	});
+
+	it('by external ID: the HR id finds the person even when their email changed; an email held by someone else fails the item', async () => {
+		const { body: person } = await api('/users', { method: 'POST', body: { name: 'Renamed', email: 'before@n8n-users.example', external_id: 'EXT-77' } });
+		await api('/users', { method: 'POST', body: { name: 'Someone Else', email: 'taken@n8n-users.example' } });
+		const run = await runNode(new LmsUsers(), upsert('externalId'), {
+			...as(),
+			continueOnFail: true,
+			items: [
+				{ name: 'Renamed', email: 'after@n8n-users.example', hr: 'EXT-77' },
+				{ name: 'Newcomer', email: 'taken@n8n-users.example', hr: 'EXT-78' },
+				{ name: 'Only HR', email: 'only-hr@n8n-users.example', hr: 'EXT-79' },
+			],
+		});
+		expect(run.items[0].json).toMatchObject({ id: person.id, email: 'after@n8n-users.example', external_id: 'EXT-77' });
+		expect(String(run.items[1].json.error)).toContain('taken@n8n-users.example');
+		expect(run.items[2].json).toMatchObject({ email: 'only-hr@n8n-users.example', external_id: 'EXT-79' });
+	});
+});
