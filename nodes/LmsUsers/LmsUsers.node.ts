@@ -17,7 +17,7 @@ export class LmsUsers extends VersionedNodeType {
 			icon: { light: 'file:../../icons/lmsUsers.svg', dark: 'file:../../icons/lmsUsers.dark.svg' },
 			group: ['transform'],
 			description:
-				'The people of your LMS organization: list, search or get them (read:users); create, update, deactivate, reactivate, or create or update them from a roster (write:users)',
+				'The people of your LMS organization: list, search or get them; create, update, deactivate, reactivate, or create or update them from a roster. Needs a key with read:users, and write:users to change people',
 			defaultVersion: 2.1,
 			usableAsTool: true,
 		};

@@ -16,6 +16,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
+		description: 'Optional fields of the new user',
 		options: [externalIdOption],
 	},
 ];

@@ -16,7 +16,7 @@ const properties: INodeProperties[] = [
 		options: [
 			{ displayName: 'Email', name: 'email', type: 'string', placeholder: 'name@example.com', default: '', description: 'The new email address, unique in the organization' },
 			externalIdOption,
-			{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'The new full name' },
+			{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'The new full name, as people see it in the LMS' },
 			roleOption,
 		],
 	},

@@ -23,11 +23,11 @@ const properties: INodeProperties[] = [
 			{ name: 'Email', value: 'email', description: 'The user with this email address (not case-sensitive) is updated' },
 			{ name: 'External ID', value: 'externalId', description: 'The user with this external ID is updated, their email included' },
 		],
-		description: 'How an existing user is recognised',
+		description: 'How an existing user is recognised. Needs write:users and read:users.',
 	},
 	{ ...externalIdOption, required: true, displayOptions: { show: { matchBy: ['externalId'] } } },
 	emailField('The email address: created with it, or (matching by email) the user to update'),
-	nameField('The full name'),
+	nameField('The full name: set on a new user, and changed on an existing one'),
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
