@@ -57,7 +57,7 @@ export class LmsApi implements ICredentialType {
 			required: true,
 			placeholder: 'lms_…',
 			description:
-				'A key created by a Super Admin in the LMS under Settings → API Keys. It is shown only once, when created or rotated. Give it the scopes the workflows need: read:users, read:courses, read:enrollments (also covers certificates), write:enrollments, manage:webhooks (the LMS Instant Trigger).',
+				'A key created by a Super Admin in the LMS under Settings → API Keys. It is shown only once, when created or rotated. Give it the scopes the workflows need: read:users, read:courses, read:enrollments (also covers certificates and the completion report), write:enrollments, write:users (creating, changing and deactivating people), manage:webhooks (the LMS Instant Trigger).',
 		},
 	];
 
