@@ -21,7 +21,7 @@ const EXAMPLES = join(__dirname, '..', '..', 'examples');
 const LMS_CREDENTIAL = 'lmsExampleCred01';
 const SMTP_CREDENTIAL = 'lmsExampleSmtp01';
 /** The scopes the examples' notes ask for, together. */
-const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks'];
+const SCOPES = ['read:users', 'write:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks'];
 
 type Json = Record<string, unknown>;
 type Node = { name: string; type: string; parameters: Json; credentials?: Json };
@@ -125,11 +125,11 @@ it('every example has a case in this file (the compliance examples in compliance
 describe('in a running n8n', () => {
 	let n8n: N8nServer;
 
-	async function postNewHire(email: string, path = 'new-hire'): Promise<void> {
+	async function postNewHire(email: string, path = 'new-hire', name?: string): Promise<void> {
 		const response = await fetch(`${n8n.url}/webhook/${path}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ email }),
+			body: JSON.stringify({ email, name }),
 		});
 		expect(response.status).toBe(200);
 	}
@@ -223,30 +223,30 @@ describe('in a running n8n', () => {
 		expect(third.run.nodes['Enroll in onboarding']).toBeUndefined();
 	});
 
-	it('onboard-new-hire (v2, By Email): a new hire posted twice is enrolled once; an unknown email stops with the reason', async () => {
+	it('onboard-new-hire (Create or Update): a new hire unknown to the LMS is created and enrolled; posted again, updated and enrolled once', async () => {
 		const workflowId = CASES['onboard-new-hire.json'];
-		const created = await cli('users', 'create', '--org', 'acme', '--email', 'grace.newhire@acme.test', '--name', 'Grace Newhire', '--role', 'student', '--json');
-		const studentId = (JSON.parse(created) as { id: string }).id;
-		const enrollments = () => all(`/enrollments?student_id=${studentId}&course_id=${String(course.id)}`);
+		const person = async () => (await api<{ data: Json[] }>('/users?email=grace.newhire@acme.test')).data;
+		expect(await person()).toEqual([]);
 
-		await postNewHire('grace.newhire@acme.test', 'onboard-new-hire');
+		await postNewHire('grace.newhire@acme.test', 'onboard-new-hire', 'Grace Newhire');
 		const [first] = await n8n.finishedExecutions(workflowId, 1, 30_000, 'the first onboarding run');
+		const [created] = await person();
+		const enrollments = () => all(`/enrollments?student_id=${String(created.id)}&course_id=${String(course.id)}`);
 		const [enrollment] = await enrollments();
 		expect(first.status).toBe('success');
-		expect(first.run.nodes['Find LMS user'].items).toEqual([await api(`/users/${studentId}`)]);
+		expect(first.run.nodes['Create or update LMS user'].items).toEqual([created]);
+		expect(created).toMatchObject({ name: 'Grace Newhire', role: 'student', status: 'active' });
 		expect(first.run.nodes['Enroll in onboarding'].items).toEqual([enrollment]);
-		expect(enrollment).toMatchObject({ student_id: studentId, course_id: course.id, status: 'active' });
+		expect(enrollment).toMatchObject({ student_id: created.id, course_id: course.id, status: 'active' });
 
-		await postNewHire('grace.newhire@acme.test', 'onboard-new-hire');
+		// HR resends with the name corrected: the same user, updated; the same enrollment.
+		await postNewHire('GRACE.newhire@acme.test', 'onboard-new-hire', 'Grace B. Newhire');
 		const [, second] = await n8n.finishedExecutions(workflowId, 2, 30_000, 'the repeated onboarding run');
+		expect(second.status).toBe('success');
+		expect(second.run.nodes['Create or update LMS user'].items).toEqual(await person());
+		expect(await person()).toEqual([expect.objectContaining({ id: created.id, name: 'Grace B. Newhire' })]);
 		expect(second.run.nodes['Enroll in onboarding'].items).toEqual([enrollment]);
 		expect(await enrollments()).toEqual([enrollment]);
-
-		await postNewHire('nobody.here@acme.test', 'onboard-new-hire');
-		const [, , third] = await n8n.finishedExecutions(workflowId, 3, 30_000, 'the unknown-email onboarding run');
-		expect(third.status).toBe('error');
-		expect(third.run.nodes['Find LMS user'].error?.message).toContain('No LMS user has the email address');
-		expect(third.run.nodes['Enroll in onboarding']).toBeUndefined();
 	});
 
 	it('certificate-expiry-reminder (v2, Expiring Within 30): Execute Workflow emails each student whose certificate expires within 30 days', async () => {

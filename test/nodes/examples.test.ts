@@ -156,34 +156,31 @@ describe('version-2 examples against the real server', () => {
 
 	beforeAll(async () => {
 		server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-		apiKey = (await server.createKey('acme', ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'], 'examples')).key;
+		apiKey = (await server.createKey('acme', ['read:users', 'write:users', 'read:courses', 'read:enrollments', 'write:enrollments'], 'examples')).key;
 	}, 120_000);
 
 	afterAll(async () => {
 		await server?.stop();
 	});
 
-	it('onboard-new-hire.json: finds the hire by email and enrolls them once, however often the webhook fires', async () => {
-		const student = (await api('/users?role=student&per_page=1')).data[0];
-		const taken = new Set((await api(`/enrollments?student_id=${student.id}&per_page=100`)).data.map((e) => e.course_id));
-		const course = (await api('/courses?per_page=100')).data.find((candidate) => !taken.has(candidate.id))!;
-		const webhook = { headers: {}, body: { email: String(student.email).toUpperCase() } };
-
-		const found = await run('onboard-new-hire.json', 'Find LMS user', [webhook]);
-		expect(found.items.map((item) => item.json)).toEqual([await api(`/users/${student.id}`)]);
-
+	it('onboard-new-hire.json: a new hire unknown to the LMS is created and enrolled once, however often the webhook fires', async () => {
+		const course = (await api('/courses?per_page=1')).data[0];
+		const webhook = { headers: {}, body: { email: 'ada.onboard@example.com', name: 'Ada Onboard' } };
 		const placeholder = { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) };
-		const first = await run('onboard-new-hire.json', 'Enroll in onboarding', [found.items[0].json], placeholder);
-		const again = await run('onboard-new-hire.json', 'Enroll in onboarding', [found.items[0].json], placeholder);
-		expect(first.items[0].json).toMatchObject({ student_id: student.id, course_id: course.id, status: 'active' });
-		expect(again.items[0].json.id).toBe(first.items[0].json.id);
-		expect((await api(`/enrollments?student_id=${student.id}&course_id=${course.id}`)).data).toHaveLength(1);
-	});
 
-	it('onboard-new-hire.json: an address the LMS does not know stops with a sentence saying so', async () => {
-		const { type, parameters, typeVersion } = lmsNode('onboard-new-hire.json', 'Find LMS user');
-		const { error } = await runNode(type, parameters, { ...as(), typeVersion, items: [{ body: { email: 'unknown@example.com' } }] });
-		expect(error?.message).toBe('No LMS user has the email address unknown@example.com');
+		const made = await run('onboard-new-hire.json', 'Create or update LMS user', [webhook]);
+		const [person] = (await api('/users?email=ada.onboard@example.com')).data;
+		expect(made.items.map((item) => item.json)).toEqual([person]);
+		expect(person).toMatchObject({ name: 'Ada Onboard', role: 'student', status: 'active' });
+		const first = await run('onboard-new-hire.json', 'Enroll in onboarding', [made.items[0].json], placeholder);
+		expect(first.items[0].json).toMatchObject({ student_id: person.id, course_id: course.id, status: 'active' });
+
+		// HR resends, with the name corrected: the same person, updated, and the same enrollment.
+		const again = await run('onboard-new-hire.json', 'Create or update LMS user', [{ headers: {}, body: { email: 'ADA.onboard@example.com', name: 'Ada K. Onboard' } }]);
+		expect(again.items[0].json).toMatchObject({ id: person.id, name: 'Ada K. Onboard', email: 'ada.onboard@example.com' });
+		const enrolledAgain = await run('onboard-new-hire.json', 'Enroll in onboarding', [again.items[0].json], placeholder);
+		expect(enrolledAgain.items[0].json.id).toBe(first.items[0].json.id);
+		expect((await api(`/enrollments?student_id=${String(person.id)}&course_id=${String(course.id)}`)).data).toHaveLength(1);
 	});
 
 	it("completion-to-crm.json: the completed enrollment's student and course, as the CRM record needs them", async () => {
