@@ -32,6 +32,7 @@ const CASES: Record<string, string> = {
 	'enroll-new-hires.json': 'lmsExampleHire01',
 	'new-certificate-notify.json': 'lmsExampleCert01',
 	'onboard-new-hire.json': 'lmsExampleOnbd02',
+	'offboard-leaver.json': 'lmsExampleOffb01',
 	'completion-to-crm.json': 'lmsExampleCrm002',
 	'certificate-expiry-reminder.json': 'lmsExampleExpi02',
 };
@@ -152,12 +153,13 @@ describe('in a running n8n', () => {
 			setUp('enroll-new-hires.json', { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) }),
 			setUp('new-certificate-notify.json'),
 			setUp('onboard-new-hire.json', { crs_REPLACE_WITH_ONBOARDING_COURSE_ID: String(course.id) }),
+			setUp('offboard-leaver.json'),
 			setUp('completion-to-crm.json', { REPLACE_WITH_YOUR_CRM_WEBHOOK_URL: crmUrl() }),
 			setUp('certificate-expiry-reminder.json'),
 		]);
 		n8n = await home.start();
 		const active = async (id: string) => (await n8n.rest<{ active?: boolean }>('GET', `/workflows/${id}`)).active === true;
-		for (const file of ['enroll-new-hires.json', 'onboard-new-hire.json']) await n8n.activate(CASES[file], () => active(CASES[file]));
+		for (const file of ['enroll-new-hires.json', 'onboard-new-hire.json', 'offboard-leaver.json']) await n8n.activate(CASES[file], () => active(CASES[file]));
 		// The Instant Trigger is running once the LMS has its endpoint.
 		const endpoints = async () => (await api<{ data: Json[] }>('/webhook_endpoints')).data.length;
 		await n8n.activate(CASES['completion-to-crm.json'], async () => (await endpoints()) === 1);
@@ -247,6 +249,40 @@ describe('in a running n8n', () => {
 		expect(await person()).toEqual([expect.objectContaining({ id: created.id, name: 'Grace B. Newhire' })]);
 		expect(second.run.nodes['Enroll in onboarding'].items).toEqual([enrollment]);
 		expect(await enrollments()).toEqual([enrollment]);
+	});
+
+	it('offboard-leaver: HR says someone left: they are deactivated, their active enrollments withdrawn, and the manager told which', async () => {
+		const workflowId = CASES['offboard-leaver.json'];
+		const created = await cli('users', 'create', '--org', 'acme', '--email', 'sam.leaver@acme.test', '--name', 'Sam Leaver', '--role', 'student', '--json');
+		const leaverId = (JSON.parse(created) as { id: string }).id;
+		const courses = (await api<{ data: Json[] }>('/courses?per_page=3')).data;
+		const enrolled: Json[] = [];
+		for (const [i, each] of courses.entries()) {
+			const made = await cli('enrollments', 'create', '--org', 'acme', '--student', leaverId, '--course', String(each.id), '--json');
+			enrolled.push(JSON.parse(made) as Json);
+			// The first was withdrawn long before: the manager is not told about it again.
+			if (i === 0) await cli('enrollments', 'update', String(enrolled[0].id), '--status', 'withdrawn');
+		}
+
+		const response = await fetch(`${n8n.url}/webhook/offboard-leaver`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ email: 'SAM.leaver@acme.test', manager_email: 'lee.manager@example.com' }),
+		});
+		expect(response.status).toBe(200);
+		const [execution] = await n8n.finishedExecutions(workflowId, 1, 60_000, 'the offboarding run');
+		const leaver = await api(`/users/${leaverId}`);
+		expect(execution.status).toBe('success');
+		expect(execution.run.nodes['Deactivate in LMS'].items).toEqual([leaver]);
+		expect(leaver).toMatchObject({ status: 'deactivated' });
+		const withdrawn = await all(`/enrollments?student_id=${leaverId}&status=withdrawn`);
+		expect(withdrawn.map((e) => e.id).sort()).toEqual(enrolled.map((e) => e.id).sort());
+
+		const [mail] = smtp.mails.filter((candidate) => candidate.to.includes('lee.manager@example.com'));
+		expect(mail.headers.subject).toBe('Offboarded in the LMS: Sam Leaver');
+		const line = mail.text.split('\n').find((text) => text.startsWith('Withdrawn from: '))!;
+		expect(line.slice('Withdrawn from: '.length).split(', ').sort()).toEqual(courses.slice(1).map((c) => String(c.id)).sort());
+		expect(smtp.mails.filter((candidate) => candidate.to.includes('lee.manager@example.com'))).toHaveLength(1);
 	});
 
 	it('certificate-expiry-reminder (v2, Expiring Within 30): Execute Workflow emails each student whose certificate expires within 30 days', async () => {
