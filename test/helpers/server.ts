@@ -7,6 +7,7 @@ import { createLogger } from '../../server/src/http/logging';
 import { findOrganization } from '../../server/src/organizations/service';
 import { startServer } from '../../server/src/server';
 import { createTestDatabase, testRedisEnv, type TestDatabase, type TestDialect } from './database';
+import { waitUntil } from './wait';
 
 export type { DemoResult };
 
@@ -100,4 +101,16 @@ export function apiRequestCount(server: Pick<TestServer, 'logs'>): number {
 		.logs()
 		.split('\n')
 		.filter((line) => line.includes('"url":"/api/v1/')).length;
+}
+
+/**
+ * How many requests to exactly `path` the server has logged, final for every request sent before:
+ * a marker request goes last, and once its line is logged every earlier line is (lines are written
+ * in order), so the count needs no fixed wait.
+ */
+export async function loggedRequests(server: Pick<TestServer, 'logs' | 'baseUrl'>, apiKey: string, path: string): Promise<number> {
+	const marker = `/api/v1/key?marker=${Math.random().toString(36).slice(2)}`;
+	await fetch(`${server.baseUrl}${marker}`, { headers: { Authorization: `Bearer ${apiKey}` } });
+	await waitUntil(() => server.logs().includes(marker), { what: 'the marker request logged' });
+	return server.logs().split('\n').filter((line) => line.includes(`"url":"${path}"`)).length;
 }

@@ -15,8 +15,7 @@ import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
 import { Enrollment, Organization, User } from '../../server/src/db';
 import { credentials as mockCredentials, lmsApi, problem } from '../helpers/lms-api-mock';
 import { runNode } from '../helpers/n8n';
-import { startTestServer, type TestServer } from '../helpers/server';
-import { waitUntil } from '../helpers/wait';
+import { loggedRequests, startTestServer, type TestServer } from '../helpers/server';
 
 const rl = (mode: string, value: string) => ({ __rl: true, mode, value });
 
@@ -45,17 +44,7 @@ async function newStudents(count: number): Promise<User[]> {
 	return made;
 }
 
-/**
- * API requests with this path the server has logged in all, after the requests sent so far. A request sent after
- * the node's run marks the end: once its line is logged, every earlier line is (lines are written
- * in order), so the count is final without waiting a fixed time.
- */
-async function logged(path: string): Promise<number> {
-	const marker = `/api/v1/key?marker=${Math.random().toString(36).slice(2)}`;
-	await fetch(`${server.baseUrl}${marker}`, { headers: { Authorization: `Bearer ${apiKey}` } });
-	await waitUntil(() => server.logs().includes(marker), { what: 'the marker request logged' });
-	return server.logs().split('\n').filter((line) => line.includes(`"url":"${path}"`)).length;
-}
+const logged = (path: string) => loggedRequests(server, apiKey, path);
 
 const create = (extra: IDataObject = {}) => ({
 	operation: 'create',

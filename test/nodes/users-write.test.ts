@@ -8,8 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
 import { Organization, User } from '../../server/src/db';
 import { runNode } from '../helpers/n8n';
-import { startTestServer, type TestServer } from '../helpers/server';
-import { waitUntil } from '../helpers/wait';
+import { loggedRequests, startTestServer, type TestServer } from '../helpers/server';
 
 const rl = (mode: string, value: string) => ({ __rl: true, mode, value });
 
@@ -27,13 +26,7 @@ async function api(path: string, init: { method?: string; body?: unknown } = {})
 	return { status: response.status, body: (await response.json()) as IDataObject };
 }
 
-/** Requests to `path` the server has logged so far; a marker request sent last makes the count final. */
-async function logged(path: string): Promise<number> {
-	const marker = `/api/v1/key?marker=${Math.random().toString(36).slice(2)}`;
-	await fetch(`${server.baseUrl}${marker}`, { headers: { Authorization: `Bearer ${apiKey}` } });
-	await waitUntil(() => server.logs().includes(marker), { what: 'the marker request logged' });
-	return server.logs().split('\n').filter((line) => line.includes(`"url":"${path}"`)).length;
-}
+const logged = (path: string) => loggedRequests(server, apiKey, path);
 
 beforeAll(async () => {
 	server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
