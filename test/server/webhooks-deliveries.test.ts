@@ -89,12 +89,34 @@ describe('GET …/deliveries', () => {
 			next_attempt_at: null,
 			delivered_at: expect.any(String),
 			created_at: expect.any(String),
+			last_request: { headers: expect.objectContaining({ 'LMS-Event-Type': 'user.created' }), body: expect.stringContaining('"type":"user.created"') },
+			last_response: { status: 200, body: 'ok' },
 		});
 		expect(failing).toMatchObject({ status: 'pending', last_status_code: 500, last_error: 'HTTP 500', next_attempt_at: expect.any(String) });
 		expect((await deliveriesOf(id, '?status=delivered')).map((d) => d.id)).toEqual([delivered.id]);
 		const page = await hooks(`/${id}/deliveries?per_page=1&page=2`);
 		expect(page.body).toMatchObject({ data: [{ id: delivered.id }], pagination: { page: 2, per_page: 1, total: 2 } });
 		expect(page.headers.get('link')).toContain('rel="first"');
+	});
+
+	test("each delivery keeps its last attempt's request and response, bodies cut at 4 KB with a marker", async () => {
+		const { id } = await subscribe();
+		const huge = 'x'.repeat(20_000);
+		receiver.answer((_r, res) => res.writeHead(502, { 'Content-Type': 'text/html' }).end(huge));
+		await newUser();
+		const [sent] = await receiver.waitFor(1);
+		const [delivery] = await waitUntil(async () => {
+			const rows = await deliveriesOf(id);
+			return rows.length === 1 && rows[0].last_response !== null && rows;
+		});
+		const request = delivery.last_request as { headers: Record<string, string>; body: string };
+		// The request as the receiver got it: same body, same signature.
+		expect(request.body).toBe(sent.body);
+		expect(request.headers['LMS-Signature']).toBe(sent.headers['lms-signature']);
+		expect(request.headers['LMS-Event-Id']).toBe(sent.headers['lms-event-id']);
+		expect(delivery.last_response).toEqual({ status: 502, body: `${'x'.repeat(4096)}… [truncated: 20000 bytes in all]` });
+		const stored = await WebhookDelivery.findByPk(String(delivery.id));
+		expect(stored!.lastResponseBody!.length).toBeLessThan(4200);
 	});
 
 	test('another organization, an unknown endpoint, a bad filter and a key without manage:webhooks are refused', async () => {

@@ -16,6 +16,7 @@ import * as usersProvisioning from './migrations/0013-users-provisioning';
 import * as enrollmentDueDates from './migrations/0014-enrollment-due-dates';
 import * as webhookOwners from './migrations/0015-webhook-owners-and-sealed-secrets';
 import * as signInClientsAndDevices from './migrations/0017-sign-in-clients-and-devices';
+import * as webhookDeliveryExchanges from './migrations/0018-webhook-delivery-exchanges';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -38,6 +39,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0014-enrollment-due-dates', enrollmentDueDates],
 	['0015-webhook-owners-and-sealed-secrets', webhookOwners],
 	['0017-sign-in-clients-and-devices', signInClientsAndDevices],
+	['0018-webhook-delivery-exchanges', webhookDeliveryExchanges],
 ];
 
 /** Where umzug records the migrations applied. */

@@ -1,5 +1,6 @@
 import { ID_PATTERNS } from '../common/id-shapes';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../webhooks/event-types';
+import { EXCHANGE_BODY_BYTES, TRUNCATED_MARKER } from '../webhooks/exchange';
 import { MAX_ENDPOINTS } from '../webhooks/service';
 
 /** The webhook endpoint schemas (SPEC §12), checked against real answers like the others. */
@@ -79,6 +80,8 @@ export const WebhookDelivery = {
 		'next_attempt_at',
 		'delivered_at',
 		'created_at',
+		'last_request',
+		'last_response',
 	],
 	properties: {
 		id: { type: 'string', pattern: ID_PATTERNS.webhookDelivery.source, examples: ['whd_7Qm2Lx9RtV4cKp3Z'] },
@@ -97,6 +100,23 @@ export const WebhookDelivery = {
 		next_attempt_at: { ...nullableTimestamp, description: 'When it is next tried, while pending; null once finished.' },
 		delivered_at: nullableTimestamp,
 		created_at: timestamp,
+		last_request: {
+			type: ['object', 'null'],
+			description: `What the last attempt sent; null when nothing was sent. The body is cut at ${EXCHANGE_BODY_BYTES} bytes, ending with "${TRUNCATED_MARKER} <size> bytes in all]".`,
+			additionalProperties: false,
+			required: ['headers', 'body'],
+			properties: {
+				headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Content-Type, User-Agent, LMS-Event-Id, LMS-Event-Type, LMS-Signature.' },
+				body: { type: 'string' },
+			},
+		},
+		last_response: {
+			type: ['object', 'null'],
+			description: `The receiver's answer to the last attempt; null when none came (refused, timed out). The body is cut at ${EXCHANGE_BODY_BYTES} bytes like the request's; null for deliveries older than this field.`,
+			additionalProperties: false,
+			required: ['status', 'body'],
+			properties: { status: { type: 'integer' }, body: { type: ['string', 'null'] } },
+		},
 	},
 };
 

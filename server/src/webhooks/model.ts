@@ -79,6 +79,10 @@ export class WebhookDelivery extends Model<InferAttributes<WebhookDelivery>, Inf
 	declare lastError: CreationOptional<string | null>;
 	declare lastAttemptAt: CreationOptional<Date | null>;
 	declare deliveredAt: CreationOptional<Date | null>;
+	/** The last attempt's request, JSON of webhooks/exchange.ts's SentRequest; null before one was sent. */
+	declare lastRequest: CreationOptional<string | null>;
+	/** The receiver's answer to it, cut to a few KB; null when it did not answer. */
+	declare lastResponseBody: CreationOptional<string | null>;
 	declare createdAt: CreationOptional<Date>;
 	declare updatedAt: CreationOptional<Date>;
 
@@ -99,6 +103,8 @@ export class WebhookDelivery extends Model<InferAttributes<WebhookDelivery>, Inf
 				lastError: { type: DataTypes.STRING(300), allowNull: true, defaultValue: null },
 				lastAttemptAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				deliveredAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				lastRequest: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },
+				lastResponseBody: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },
 				createdAt: DataTypes.DATE,
 				updatedAt: DataTypes.DATE,
 			},

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 
+import { EXCHANGE_BODY_BYTES, keptBody } from './exchange';
 import type { DeliveryTarget } from './url-policy';
 
 export interface SendResult {
@@ -11,6 +12,8 @@ export interface SendResult {
 	error?: string;
 	/** The receiver did not answer within the timeout (the worker then gives it fewer slots). */
 	timedOut?: boolean;
+	/** The answer's body, cut to EXCHANGE_BODY_BYTES (webhooks/exchange.ts); undefined without an answer. */
+	responseBody?: string;
 }
 
 /**
@@ -46,10 +49,20 @@ export function send(target: DeliveryTarget, headers: Record<string, string>, bo
 				headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
 			},
 			(response) => {
-				// The answer's body is not needed; read it so the socket can close cleanly.
-				response.resume();
-				response.on('end', () => done({ status: response.statusCode }));
-				response.on('error', () => done({ status: response.statusCode }));
+				// The first EXCHANGE_BODY_BYTES are kept for the delivery log; the rest is read and
+				// dropped, so the socket can close cleanly and a huge answer costs no memory.
+				const chunks: Buffer[] = [];
+				let kept = 0;
+				let total = 0;
+				response.on('data', (chunk: Buffer) => {
+					total += chunk.length;
+					if (kept > EXCHANGE_BODY_BYTES) return;
+					chunks.push(chunk);
+					kept += chunk.length;
+				});
+				const answered = () => done({ status: response.statusCode, responseBody: keptBody(Buffer.concat(chunks), total) });
+				response.on('end', answered);
+				response.on('error', answered);
 			},
 		);
 		const timer = setTimeout(() => {

@@ -11,10 +11,11 @@ import { webhookDeliveries } from '../metrics/registry';
 import { deliverable } from './event-types';
 import { WebhookDelivery, WebhookEndpoint } from './model';
 import { ownerScopes } from './service';
+import { keptBody, type SentRequest } from './exchange';
 import { DISABLE_AFTER_MS, nextAttemptAfter } from './schedule';
 import { send, type SendResult } from './send';
 import { signatureHeader } from './signature';
-import { checkWebhookUrl, WebhookUrlError, type DeliveryTarget } from './url-policy';
+import { checkWebhookUrl, WebhookUrlError } from './url-policy';
 import { signingSecrets } from './secrets';
 import { TEST_EVENT_TYPE, testEventJson } from './test-event';
 import { onWake } from './wake';
@@ -257,11 +258,20 @@ export class DeliveryWorker {
 			return;
 		}
 		let result: SendResult;
+		// What this attempt sent and got back, for the delivery log; none when nothing was sent.
+		let exchange: { lastRequest: string | null; lastResponseBody: string | null } = { lastRequest: null, lastResponseBody: null };
 		try {
 			const target = await checkWebhookUrl(endpoint.url, this.config);
 			// Too close to the lease's end to finish within it: leave the attempt to the next claim.
 			if (Date.now() + this.config.timeoutMs + 1_000 > leaseUntil.getTime()) return;
-			result = await this.sendSigned(target, endpoint, body);
+			const signed = this.signed(endpoint, body);
+			if (!('headers' in signed)) {
+				result = signed;
+			} else {
+				result = await send(target, signed.headers, body.json, this.config.timeoutMs);
+				const request: SentRequest = { headers: signed.headers, body: keptBody(body.json) };
+				exchange = { lastRequest: JSON.stringify(request), lastResponseBody: result.responseBody ?? null };
+			}
 		} catch (err) {
 			if (!(err instanceof WebhookUrlError)) throw err;
 			result = { error: err.message };
@@ -271,7 +281,7 @@ export class DeliveryWorker {
 		if (result.timedOut) this.slow.add(endpoint.id);
 		else if (result.status !== undefined) this.slow.delete(endpoint.id);
 		if (result.status !== undefined && result.status >= 200 && result.status < 300) {
-			await this.finish(row, token, { status: 'delivered', deliveredAt: now, lastStatusCode: result.status, lastError: null });
+			await this.finish(row, token, { status: 'delivered', deliveredAt: now, lastStatusCode: result.status, lastError: null, ...exchange });
 			if (endpoint.failingSince) {
 				await this.write((transaction) => WebhookEndpoint.update({ failingSince: null }, { where: { id: endpoint.id }, transaction }));
 			}
@@ -283,6 +293,7 @@ export class DeliveryWorker {
 			...(next ? { nextAttemptAt: next } : { status: 'failed' }),
 			lastStatusCode: result.status ?? null,
 			lastError,
+			...exchange,
 		});
 		await this.noteFailure(endpoint, now);
 		this.logger.warn(
@@ -308,29 +319,26 @@ export class DeliveryWorker {
 	}
 
 	/**
-	 * Posts the event, signed with the endpoint's secret (and for 24 h after a rotation its
-	 * previous one too: two v1=), opened from their seals for this send only.
+	 * The headers of the event's POST, signed with the endpoint's secret (and for 24 h after a
+	 * rotation its previous one too: two v1=), opened from their seals for this send only.
 	 */
-	private sendSigned(target: DeliveryTarget, endpoint: WebhookEndpoint, body: { id: string; type: string; json: string }): Promise<SendResult> {
+	private signed(endpoint: WebhookEndpoint, body: { id: string; type: string; json: string }): { headers: Record<string, string> } | SendResult {
 		let secrets: string[];
 		try {
 			secrets = signingSecrets(this.config, endpoint);
 		} catch {
 			// Sealed under a SEALING_SECRET this server was not given: retried like any failure.
-			return Promise.resolve({ error: 'the signing secret cannot be opened: SEALING_SECRET changed (see docs/webhooks.md)' });
+			return { error: 'the signing secret cannot be opened: SEALING_SECRET changed (see docs/webhooks.md)' };
 		}
-		return send(
-			target,
-			{
+		return {
+			headers: {
 				'Content-Type': 'application/json',
 				'User-Agent': 'LMS-Webhooks/1',
 				'LMS-Event-Id': body.id,
 				'LMS-Event-Type': body.type,
 				'LMS-Signature': signatureHeader(secrets, body.json),
 			},
-			body.json,
-			this.config.timeoutMs,
-		);
+		};
 	}
 
 	/** Writes take turns with the process's other write transactions (db/write-transaction.ts). */
@@ -352,7 +360,12 @@ export class DeliveryWorker {
 				{ where: { id: row.id, leaseToken: token, status: 'pending' }, transaction },
 			);
 			if (updated === 1) return true;
-			const noted = { lastStatusCode: changes.lastStatusCode ?? null, lastError: changes.lastError ?? null };
+			const noted = {
+				lastStatusCode: changes.lastStatusCode ?? null,
+				lastError: changes.lastError ?? null,
+				lastRequest: changes.lastRequest ?? null,
+				lastResponseBody: changes.lastResponseBody ?? null,
+			};
 			await WebhookDelivery.update({ ...noted, ...released }, { where: { id: row.id, leaseToken: token }, transaction });
 			return false;
 		});

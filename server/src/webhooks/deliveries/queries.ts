@@ -15,6 +15,8 @@ export type DeliveryRow = Pick<
 	| 'lastAttemptAt'
 	| 'nextAttemptAt'
 	| 'deliveredAt'
+	| 'lastRequest'
+	| 'lastResponseBody'
 	| 'createdAt'
 >;
 
@@ -33,6 +35,8 @@ export const DELIVERIES: Table<DeliveryRow> = {
 		lastAttemptAt: 'last_attempt_at',
 		nextAttemptAt: 'next_attempt_at',
 		deliveredAt: 'delivered_at',
+		lastRequest: 'last_request',
+		lastResponseBody: 'last_response_body',
 		createdAt: 'created_at',
 	},
 	dates: ['lastAttemptAt', 'nextAttemptAt', 'deliveredAt', 'createdAt'],

@@ -1,3 +1,4 @@
+import type { SentRequest } from '../exchange';
 import type { DeliveryRow } from './queries';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
@@ -6,6 +7,9 @@ const iso = (date: Date | null): string | null => (date ? date.toISOString() : n
  * A delivery as the API shows it. `next_attempt_at` only while one is owed (pending); a
  * finished delivery has none. `last_status_code` is the receiver's HTTP status of the last
  * attempt (null when it never answered: refused, timed out), `last_error` why it failed.
+ * `last_request` (headers, body) is what the last attempt sent and `last_response` (status,
+ * body) what came back, each body cut to a few KB with a marker (webhooks/exchange.ts); null
+ * when nothing was sent, or no answer came.
  */
 export function serializeDelivery(row: DeliveryRow): Record<string, unknown> {
 	return {
@@ -21,5 +25,7 @@ export function serializeDelivery(row: DeliveryRow): Record<string, unknown> {
 		next_attempt_at: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
 		delivered_at: iso(row.deliveredAt),
 		created_at: row.createdAt.toISOString(),
+		last_request: row.lastRequest ? (JSON.parse(row.lastRequest) as SentRequest) : null,
+		last_response: row.lastStatusCode === null ? null : { status: Number(row.lastStatusCode), body: row.lastResponseBody },
 	};
 }
