@@ -1,8 +1,8 @@
 import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { LmsTriggerV1 } from './LmsTriggerV1.node';
-import { LMS_TRIGGER_DESCRIPTION, LmsTriggerV2 } from './LmsTriggerV2.node';
+import { LmsTriggerV1 } from './v1/LmsTriggerV1';
+import { LMS_TRIGGER_DESCRIPTION, LmsTriggerV2 } from './v2/LmsTriggerV2';
 
 /**
  * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
@@ -21,8 +21,8 @@ export class LmsTrigger extends VersionedNodeType {
 			defaultVersion: 2,
 		};
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
-			1: new LmsTriggerV1(),
-			2: new LmsTriggerV2(),
+			1: new LmsTriggerV1(baseDescription),
+			2: new LmsTriggerV2(baseDescription),
 		};
 		super(nodeVersions, baseDescription);
 	}

@@ -10,14 +10,14 @@ import type { IDataObject, INodeParameters, INodeType, IPollFunctions } from 'n8
 
 import { TAIL_SIZE } from '../../nodes/LmsTrigger/v1/cursor';
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
-import { LmsTriggerV1 } from '../../nodes/LmsTrigger/LmsTriggerV1.node';
+import type { LmsTriggerV1 } from '../../nodes/LmsTrigger/v1/LmsTriggerV1';
 import { runPoll } from '../helpers/n8n';
 
 const ORIGIN = 'http://lms.model.test';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Version 1's trigger, as n8n runs it for a workflow saved with typeVersion 1. */
 const lmsTrigger = new LmsTrigger();
-const trigger = new LmsTriggerV1();
+const trigger = lmsTrigger.getNodeType(1) as LmsTriggerV1;
 const V1 = { typeVersion: 1 };
 const PARAMETERS: INodeParameters = { event: 'newEnrollment' };
 

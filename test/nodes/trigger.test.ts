@@ -7,7 +7,7 @@ import nock from 'nock';
 import type { IDataObject, INodeParameters, INodeType, IPollFunctions } from 'n8n-workflow';
 
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
-import { LmsTriggerV1 } from '../../nodes/LmsTrigger/LmsTriggerV1.node';
+import type { LmsTriggerV1 } from '../../nodes/LmsTrigger/v1/LmsTriggerV1';
 import { MAX_ATTEMPTS } from '../../nodes/shared/transport';
 import { Certificate, Course, Enrollment, User } from '../../server/src/db';
 import { runPoll } from '../helpers/n8n';
@@ -15,7 +15,7 @@ import { apiRequestCount, startTestServer, type TestServer } from '../helpers/se
 
 /** Workflows saved with version 1 (these tests are v1's): n8n picks the class by typeVersion. */
 const lmsTrigger = new LmsTrigger();
-const trigger = new LmsTriggerV1();
+const trigger = lmsTrigger.getNodeType(1) as LmsTriggerV1;
 const V1 = { typeVersion: 1 };
 const NODE_STATE = 'node:LMS Trigger';
 const ENROLLMENTS = { event: 'newEnrollment' };

@@ -1,8 +1,8 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { LMS_CREDENTIAL_TYPE, lmsApiBaseUrl, lmsApiPage, MAX_PER_PAGE } from '../../shared/transport';
-import type { LmsApiCredentials } from '../../shared/types';
+import { pollDeadline } from '../../shared/polling';
+import { lmsApiPage, MAX_PER_PAGE } from '../../shared/transport';
 import { advanceCursor, inTail, newRecords, TAIL_SIZE, type CursorState, type ListedRecord } from './cursor';
 import type { EventDefinition } from './events';
 
@@ -79,36 +79,6 @@ class ListReader {
 		}
 		return { position, id, json };
 	}
-}
-
-/**
- * n8n 2.38+ tells a poll how long it may run (`getPollBudgetMs`, not in the typings of older
- * versions). Past it the engine abandons the poll, so the poller stops early and commits only
- * what it has fully read.
- */
-export function pollDeadline(context: IPollFunctions): number | undefined {
-	const host = context as unknown as { getPollBudgetMs?: () => unknown };
-	if (typeof host.getPollBudgetMs !== 'function') return undefined;
-	const budget = host.getPollBudgetMs();
-	return typeof budget === 'number' && Number.isFinite(budget) && budget >= 0 ? Date.now() + budget : undefined;
-}
-
-/**
- * What the cursor belongs to: the event and its filter (their list), the LMS and the
- * credential. Never the key itself: static data is stored in clear in the workflow.
- */
-export async function cursorScope(
-	context: IPollFunctions,
-	event: string,
-	query: Record<string, string>,
-): Promise<string> {
-	const credentials = await context.getCredentials<LmsApiCredentials>(LMS_CREDENTIAL_TYPE);
-	const credentialId = context.getNode().credentials?.[LMS_CREDENTIAL_TYPE]?.id ?? '';
-	const filter = Object.keys(query)
-		.sort()
-		.map((name) => `${name}=${query[name]}`)
-		.join('&');
-	return `${event}?${filter} ${lmsApiBaseUrl(credentials.baseUrl) ?? ''} ${credentialId}`;
 }
 
 /**

@@ -2,8 +2,8 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { eventItem, type LmsEvent } from '../../shared/event-item';
+import { pollDeadline } from '../../shared/polling';
 import { lmsApiPages, lmsApiRequest, lmsProblemOf, MAX_PER_PAGE } from '../../shared/transport';
-import { pollDeadline } from '../v1/poll';
 import { isFeedEvent, type FeedEventType } from './events';
 import { pollDueSoon, sampleDueSoon, type DueSoonSettings } from './due-soon';
 import { DAY_MS, ExpiringSchedule, expiresAtOf, expiringItem, type ExpiringSettings } from './expiring';

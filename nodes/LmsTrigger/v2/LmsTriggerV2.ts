@@ -2,15 +2,16 @@ import type {
 	IDataObject,
 	INodeExecutionData,
 	INodeType,
+	INodeTypeBaseDescription,
 	INodeTypeDescription,
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { searchCourses } from '../shared/list-search';
-import { locatorId } from '../shared/locators';
-import { asNodeError, lmsProblemOf } from '../shared/transport';
-import { cursorScope } from './v1/poll';
+import { searchCourses } from '../../shared/list-search';
+import { locatorId } from '../../shared/locators';
+import { cursorScope } from '../../shared/polling';
+import { asNodeError, lmsProblemOf } from '../../shared/transport';
 import {
 	CERTIFICATE_EXPIRING,
 	DEFAULT_DAYS_BEFORE,
@@ -19,9 +20,9 @@ import {
 	eventProperties,
 	isFeedEvent,
 	type FeedEventType,
-} from './v2/events';
-import { pollEvents, sampleEvent, type TriggerSettings } from './v2/poll';
-import { clearState, copyState, readState, writeState, type TriggerState } from './v2/state';
+} from './events';
+import { pollEvents, sampleEvent, type TriggerSettings } from './poll';
+import { clearState, copyState, readState, writeState, type TriggerState } from './state';
 
 async function settingsOf(context: IPollFunctions): Promise<TriggerSettings> {
 	const chosen = context.getNodeParameter('events', []) as string[];
@@ -76,23 +77,27 @@ export const LMS_TRIGGER_DESCRIPTION =
  * See docs/trigger.md for how each promise is kept.
  */
 export class LmsTriggerV2 implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'LMS Trigger',
-		name: 'lmsTrigger',
-		// n8n resolves every version's icon against the versioned node's file (LmsTrigger.node.js);
-		// this class sits beside it, so the path is right for n8n and for n8n's lint alike.
-		icon: { light: 'file:../../icons/lmsTrigger.svg', dark: 'file:../../icons/lmsTrigger.dark.svg' },
-		group: ['trigger'],
-		version: 2,
-		description: LMS_TRIGGER_DESCRIPTION,
-		subtitle: '={{ $parameter["events"].join(", ") }}',
-		defaults: { name: 'LMS Trigger' },
-		polling: true,
-		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
-		properties: eventProperties,
-	};
+	description: INodeTypeDescription;
+
+	constructor(baseDescription: INodeTypeBaseDescription) {
+		this.description = {
+			// Name and icon come from the versioned node's own file: n8n resolves every version's icon
+			// against that file, and the type name is defined in one place.
+			displayName: baseDescription.displayName,
+			name: baseDescription.name,
+			icon: baseDescription.icon,
+			group: ['trigger'],
+			version: 2,
+			description: LMS_TRIGGER_DESCRIPTION,
+			subtitle: '={{ $parameter["events"].join(", ") }}',
+			defaults: { name: 'LMS Trigger' },
+			polling: true,
+			inputs: [],
+			outputs: [NodeConnectionTypes.Main],
+			credentials: [{ name: 'lmsApi', required: true }],
+			properties: eventProperties,
+		};
+	}
 
 	/** The Course filter's From List: courses searched by title (SPEC §13). */
 	methods = { listSearch: { searchCourses } };

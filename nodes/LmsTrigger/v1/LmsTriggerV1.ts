@@ -2,14 +2,16 @@ import type {
 	IDataObject,
 	INodeExecutionData,
 	INodeType,
+	INodeTypeBaseDescription,
 	INodeTypeDescription,
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { readCursor, writeCursor } from './v1/cursor';
-import { EVENTS, eventProperties, type LmsTriggerEvent } from './v1/events';
-import { catchUp, cursorScope, sample, takeBaseline } from './v1/poll';
+import { cursorScope } from '../../shared/polling';
+import { readCursor, writeCursor } from './cursor';
+import { EVENTS, eventProperties, type LmsTriggerEvent } from './events';
+import { catchUp, sample, takeBaseline } from './poll';
 
 /**
  * The LMS has no webhooks, so this trigger polls the list of the chosen records. It never
@@ -17,24 +19,28 @@ import { catchUp, cursorScope, sample, takeBaseline } from './v1/poll';
  * frequent polling stays well inside the LMS's per-IP limit.
  */
 export class LmsTriggerV1 implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'LMS Trigger',
-		name: 'lmsTrigger',
-		// n8n resolves every version's icon against the versioned node's file (LmsTrigger.node.js);
-		// this class sits beside it, so the path is right for n8n and for n8n's lint alike.
-		icon: { light: 'file:../../icons/lmsTrigger.svg', dark: 'file:../../icons/lmsTrigger.dark.svg' },
-		group: ['trigger'],
-		version: 1,
-		subtitle:
-			'={{ { newCertificate: "New certificate", newEnrollment: "New enrollment", newUser: "New user" }[$parameter["event"]] }}',
-		description: 'Starts the workflow when a user, an enrollment or a certificate is created in your LMS',
-		defaults: { name: 'LMS Trigger' },
-		polling: true,
-		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'lmsApi', required: true }],
-		properties: eventProperties,
-	};
+	description: INodeTypeDescription;
+
+	constructor(baseDescription: INodeTypeBaseDescription) {
+		this.description = {
+			// Name and icon come from the versioned node's own file: n8n resolves every version's icon
+			// against that file, and the type name is defined in one place.
+			displayName: baseDescription.displayName,
+			name: baseDescription.name,
+			icon: baseDescription.icon,
+			group: ['trigger'],
+			version: 1,
+			subtitle:
+				'={{ { newCertificate: "New certificate", newEnrollment: "New enrollment", newUser: "New user" }[$parameter["event"]] }}',
+			description: 'Starts the workflow when a user, an enrollment or a certificate is created in your LMS',
+			defaults: { name: 'LMS Trigger' },
+			polling: true,
+			inputs: [],
+			outputs: [NodeConnectionTypes.Main],
+			credentials: [{ name: 'lmsApi', required: true }],
+			properties: eventProperties,
+		};
+	}
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const eventName = this.getNodeParameter('event') as LmsTriggerEvent;
