@@ -153,3 +153,33 @@ describe('GET /api/v1/certificates?expires_before=&expires_after=', () => {
 		expect(reply.body.errors).toEqual([expect.objectContaining({ param, code: expect.any(String), message: expect.any(String) })]);
 	});
 });
+
+describe('GET /api/v1/certificates?verification_code=', () => {
+	// What an HR person checking a certificate has in hand: the code printed on it.
+	test('the one certificate carrying the code, whatever its case; other organizations never', async () => {
+		const certificate = world.certificates[1];
+		const code = certificate.verificationCode;
+		const exact = await get(`/api/v1/certificates?verification_code=${code}`);
+		expect(exact.status).toBe(200);
+		expect(exact.body.data).toEqual([expect.objectContaining({ id: certificate.id, verification_code: code })]);
+		expect(exact.body.pagination).toEqual({ page: 1, per_page: 50, total: 1 });
+		expect(ids((await get(`/api/v1/certificates?verification_code=${code.toLowerCase()}`)).body)).toEqual([certificate.id]);
+		// Combines with the other filters.
+		expect(ids((await get(`/api/v1/certificates?verification_code=${code}&course_id=${certificate.courseId}`)).body)).toEqual([certificate.id]);
+		expect((await get(`/api/v1/certificates?verification_code=${code}&course_id=${world.courses.intro.id}`)).body.pagination.total).toBe(0);
+		// Globex's code from an Acme key, and an unknown code: an empty list, never another's record.
+		const globexCode = world.globexRecords.certificate.verificationCode;
+		expect((await get(`/api/v1/certificates?verification_code=${globexCode}`)).body).toEqual({ data: [], pagination: { page: 1, per_page: 50, total: 0 } });
+		expect(ids((await get(`/api/v1/certificates?verification_code=${globexCode}`, world.keys.globex)).body)).toEqual([world.globexRecords.certificate.id]);
+		expect((await get('/api/v1/certificates?verification_code=NOSUCHCODE00')).body.pagination.total).toBe(0);
+	});
+
+	test.each([['verification_code='], ['verification_code=AB-CD'], ['verification_code=%25'], [`verification_code=${'A'.repeat(21)}`], ['verification_code=A&verification_code=B']])(
+		'a bad code (%s) → 400 naming verification_code',
+		async (query) => {
+			const reply = await get(`/api/v1/certificates?${query}`);
+			expectProblem(reply, 400, 'invalid_request');
+			expect(reply.body.errors).toEqual([expect.objectContaining({ param: 'verification_code', code: expect.any(String), message: expect.stringContaining('verification_code') })]);
+		},
+	);
+});

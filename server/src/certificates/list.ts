@@ -1,20 +1,30 @@
+import Joi from 'joi';
+
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { dateTimeParam, idParam } from '../http/validate';
+import { VERIFICATION_CODE_MAX_LENGTH, VERIFICATION_CODE_RULE } from './model';
 import { CERTIFICATES, certificateConditions, type CertificateRow } from './queries';
 import { serializeCertificate } from './serialize';
 
-/** GET /api/v1/certificates, filtered by `student_id`, `course_id` and the expiry window (certificates/queries.ts). */
-export const listCertificates = listEndpoint<
-	CertificateRow,
-	{ student_id: string; course_id: string; expires_before: string; expires_after: string }
->({
+type Filters = { student_id: string; course_id: string; expires_before: string; expires_after: string; verification_code: string };
+
+/** GET /api/v1/certificates, filtered by `student_id`, `course_id`, the expiry window and `verification_code` (certificates/queries.ts). */
+export const listCertificates = listEndpoint<CertificateRow, Filters>({
 	table: CERTIFICATES,
-	filters: { student_id: idParam('user'), course_id: idParam('course'), expires_before: dateTimeParam(), expires_after: dateTimeParam() },
+	filters: {
+		student_id: idParam('user'),
+		course_id: idParam('course'),
+		expires_before: dateTimeParam(),
+		expires_after: dateTimeParam(),
+		verification_code: Joi.string()
+			.pattern(new RegExp(`^[A-Za-z0-9]{1,${VERIFICATION_CODE_MAX_LENGTH}}$`), 'code')
+			.messages({ 'string.pattern.name': `{{#label}} must be ${VERIFICATION_CODE_RULE}`, 'string.empty': `{{#label}} must be ${VERIFICATION_CODE_RULE}` }),
+	},
 	where: certificateConditions,
 	serialize: serializeCertificate,
-	counter: ({ student_id, course_id, expires_before, expires_after }) =>
-		student_id === undefined && expires_before === undefined && expires_after === undefined
+	counter: ({ student_id, course_id, expires_before, expires_after, verification_code }) =>
+		student_id === undefined && expires_before === undefined && expires_after === undefined && verification_code === undefined
 			? { list: 'certificates', filter: counterFilter([['course', course_id]]) }
 			: undefined,
 });

@@ -6,6 +6,10 @@ import type { Enrollment } from '../enrollments/model';
 import type { Organization } from '../organizations/model';
 import type { User } from '../users/model';
 
+/** Codes are 12 upper-case letters and digits; the column holds up to 20. */
+export const VERIFICATION_CODE_MAX_LENGTH = 20;
+export const VERIFICATION_CODE_RULE = `1 to ${VERIFICATION_CODE_MAX_LENGTH} letters and digits, as printed on the certificate (e.g. 7HD3PLX9QA2V)`;
+
 export class Certificate extends Model<InferAttributes<Certificate>, InferCreationAttributes<Certificate>> {
 	declare id: CreationOptional<string>;
 	declare organizationId: ForeignKey<Organization['id']>;

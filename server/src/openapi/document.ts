@@ -103,6 +103,11 @@ const filterParams = {
 		'ISO 8601 date-time with an offset. Only certificates whose expires_at is strictly after it; certificates that never expire are never included.',
 		{ type: 'string', format: 'date-time' },
 	),
+	verification_code: queryParam(
+		'verification_code',
+		'The code printed on a certificate (letters and digits, compared without regard to case): the one certificate carrying it in your organization, or an empty list. Served by a unique index.',
+		{ type: 'string', pattern: '^[A-Za-z0-9]{1,20}$' },
+	),
 	status: queryParam('status', 'Only enrollments in this status.', { type: 'string', enum: [...ENROLLMENT_STATUSES] }),
 	userStatus: queryParam('status', 'Only users in this status.', { type: 'string', enum: [...USER_STATUSES] }),
 	external_id: queryParam(
@@ -729,7 +734,13 @@ export function openApiDocument() {
 				...getOperation('getEnrollment', 'Retrieve an enrollment', 'Enrollment', 'read:enrollments', ID_PATTERNS.enrollment),
 				patch: updateEnrollment,
 			},
-			'/api/v1/certificates': listOperation('listCertificates', 'List certificates', 'Certificate', 'read:enrollments', ['student_id', 'course_id', 'expires_before', 'expires_after']),
+			'/api/v1/certificates': listOperation('listCertificates', 'List certificates', 'Certificate', 'read:enrollments', [
+				'student_id',
+				'course_id',
+				'expires_before',
+				'expires_after',
+				'verification_code',
+			]),
 			'/api/v1/certificates/{id}': getOperation('getCertificate', 'Retrieve a certificate', 'Certificate', 'read:enrollments', ID_PATTERNS.certificate),
 			'/api/v1/events': { get: listEvents },
 			'/api/v1/events/head': { get: feedHead },
