@@ -1,11 +1,14 @@
 import { Certificate, Course, Enrollment, User } from '../../server/src/db';
+import { sweepOverdue } from '../../server/src/enrollments/overdue-sweep';
+import { waitUntil } from '../helpers/wait';
 import type { TestServer } from '../helpers/server';
 import { call, expectProblem, startApiServer, type World } from './api-fixtures';
 
 /**
  * GET /api/v1/reports/course_completion (SPEC §17): JSON and CSV, its filter and strict query,
- * and numbers that agree with the rows themselves (the report reads counters and indexes, the
- * oracle here reads every row).
+ * and numbers that agree with the rows themselves (the report reads counters the triggers keep and
+ * a few index ranges, the oracle here reads every row), also after concurrent writers of every
+ * kind (TEST_DATABASE=postgres: they really run at once).
  */
 
 let server: TestServer;
@@ -166,3 +169,52 @@ test('moves with every change at once: an enrollment, a completion, a deadline p
 	expect((await report(`?course_id=${world.courses.safety.id}`)).body.data[0]).toMatchObject({ enrolled: 2, active: 0, completed: 2, overdue: 0, completion_rate: 1 });
 	expect((await report()).body.data).toEqual(await oracle());
 });
+
+test('stays exact under concurrent enrollments, completions, deadlines passing and moving, sweeps and certificate expiries', async () => {
+	const course = world.courses.intro.id;
+	const students = await Promise.all(
+		Array.from({ length: 24 }, (_, i) => User.create({ organizationId: world.acme.id, name: `Racer ${i}`, email: `racer${i}@acme.example`, role: 'student', passwordHash: null })),
+	);
+	const soon = Date.now() + 1_500;
+	const late = new Date(Date.now() - DAY).toISOString();
+	// 24 enrollments at once: a third already late (overdue at once), the rest due in 1.5 s.
+	const created = await Promise.all(
+		students.map((s, i) =>
+			call(server, '/api/v1/enrollments', { method: 'POST', key: world.keys.all, body: { student_id: s.id, course_id: course, due_at: i % 3 === 0 ? late : new Date(soon).toISOString() } }),
+		),
+	);
+	expect(created.map((r) => r.status)).toEqual(students.map(() => 201));
+	// The deadlines pass: overdue before any sweep has marked them (the report reads the backlog).
+	await waitUntil(() => Date.now() > soon, { what: 'the deadlines passing' });
+	expect((await report()).body.data).toEqual(await oracle());
+
+	// At once: two sweeps (two instances), and every enrollment changed while they run.
+	const future = new Date(Date.now() + 5 * DAY).toISOString();
+	const bodies = [{ status: 'completed' }, { due_at: future }, { due_at: null }, { status: 'withdrawn' }, { progress_percent: 50 }, { due_at: late }];
+	const ids = created.map((r) => r.body.id as string);
+	const changes = await Promise.all([
+		sweepOverdue(),
+		sweepOverdue(),
+		...ids.map((id, i) => call(server, `/api/v1/enrollments/${id}`, { method: 'PATCH', key: world.keys.all, body: bodies[i % bodies.length] })),
+	]);
+	expect(changes.slice(2).map((r) => (r as { status: number }).status)).toEqual(ids.map(() => 200));
+	expect((await report()).body.data).toEqual(await oracle());
+
+	// Then at once: the withdrawn back to active after their deadline, the certificates of the
+	// completions given expiries on both sides of now and of the month's start, and a sweep.
+	const hour = 3_600_000;
+	const expiries = [-40 * DAY, -hour, hour, 29 * DAY, 31 * DAY, null];
+	const certificates = await Certificate.findAll({ where: { enrollmentId: ids } });
+	expect(certificates.length).toBeGreaterThan(0);
+	await Promise.all([
+		sweepOverdue(),
+		...ids.filter((_, i) => i % bodies.length === 3).map((id) => call(server, `/api/v1/enrollments/${id}`, { method: 'PATCH', key: world.keys.all, body: { status: 'active' } })),
+		...certificates.map((c, i) => {
+			const offset = expiries[i % expiries.length];
+			return Certificate.update({ expiresAt: offset === null ? null : new Date(Date.now() + offset) }, { where: { id: c.id } });
+		}),
+	]);
+	expect((await report()).body.data).toEqual(await oracle());
+	await sweepOverdue();
+	expect((await report()).body.data).toEqual(await oracle());
+}, 60_000);

@@ -98,6 +98,64 @@ describe(`data layer (${testDialect()})`, () => {
 		}
 	});
 
+	test('migration 0019 counts the overdue enrollments and certificate expiries that exist before it', async () => {
+		const fresh = await createTestDatabase();
+		const other = await openDatabase({ databaseUrl: fresh.databaseUrl, poolMax: 1 });
+		try {
+			await migrator(other).up({ to: '0018-webhook-delivery-exchanges' });
+			const sql = (text: string) => other.sequelize.query(text);
+			const at = (iso: string) => `'${iso.replace('T', ' ').replace('Z', '')} +00:00'`;
+			const t = at('2024-01-01T00:00:00.000Z');
+			await sql(`INSERT INTO organizations (id, name, slug, plan, created_at, updated_at) VALUES ('org_old', 'Old', 'old', 'enterprise', ${t}, ${t})`);
+			await sql(`INSERT INTO courses (id, organization_id, title, description, status, published_at, created_at, updated_at) VALUES ('crs_old', 'org_old', 'Safety', '', 'published', ${t}, ${t}, ${t})`);
+			// Active and marked overdue (counted), active and owed its event (the report reads those live),
+			// marked but completed since, withdrawn: one overdue counter of 1.
+			const enrollments: Array<[status: string, notified: string]> = [['active', t], ['active', 'NULL'], ['completed', t], ['withdrawn', t]];
+			for (const [i, [status, notified]] of enrollments.entries()) {
+				await sql(`INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at)
+					VALUES ('usr_old${i}', 'org_old', 'S ${i}', 's${i}@old.example', 's${i}@old.example', 'student', NULL, ${t}, ${t})`);
+				await sql(`INSERT INTO enrollments (id, organization_id, student_id, course_id, status, progress_percent, enrolled_at, completed_at, due_at, overdue_notified_at, created_at, updated_at)
+					VALUES ('enr_old${i}', 'org_old', 'usr_old${i}', 'crs_old', '${status}', 0, ${t}, NULL, ${at('2024-02-01T00:00:00.000Z')}, ${notified}, ${t}, ${t})`);
+			}
+			// Certificates by month of expiry in UTC (the first and last half hour of March are both March).
+			for (const [i, expires] of [[0, at('2024-03-31T23:30:00.000Z')], [1, at('2024-03-01T00:00:00.000Z')], [2, at('2031-07-15T00:00:00.000Z')], [3, 'NULL']] as const) {
+				await sql(`INSERT INTO certificates (id, organization_id, student_id, course_id, enrollment_id, issued_at, expires_at, verification_code, created_at, updated_at)
+					VALUES ('cert_old${i}', 'org_old', 'usr_old${i}', 'crs_old', 'enr_old${i}', ${t}, ${expires}, 'OLD${i}', ${t}, ${t})`);
+			}
+			await migrate(other);
+			const [rows] = await other.sequelize.query(
+				"SELECT list, filter, n FROM list_counts WHERE organization_id = 'org_old' AND (filter LIKE '%overdue%' OR filter LIKE '%expires%') ORDER BY list, filter",
+			);
+			expect((rows as Array<{ list: string; filter: string; n: number | string }>).map((r) => ({ ...r, n: Number(r.n) }))).toEqual([
+				{ list: 'certificates', filter: 'course=crs_old&expires=2024-03', n: 2 },
+				{ list: 'certificates', filter: 'course=crs_old&expires=2031-07', n: 1 },
+				{ list: 'enrollments', filter: 'course=crs_old&overdue=true', n: 1 },
+			]);
+			// And the triggers keep them from then on: the owed one marked, a marked one moved away.
+			await sql(`UPDATE enrollments SET overdue_notified_at = ${t} WHERE id = 'enr_old1'`);
+			await sql(`UPDATE enrollments SET status = 'completed' WHERE id = 'enr_old0'`);
+			await sql(`UPDATE certificates SET expires_at = ${at('2031-07-01T00:00:00.000Z')} WHERE id = 'cert_old0'`);
+			const [after] = await other.sequelize.query(
+				"SELECT filter, n FROM list_counts WHERE organization_id = 'org_old' AND (filter LIKE '%overdue%' OR filter LIKE '%expires%') ORDER BY filter",
+			);
+			expect((after as Array<{ filter: string; n: number | string }>).map((r) => [r.filter, Number(r.n)])).toEqual([
+				['course=crs_old&expires=2024-03', 1],
+				['course=crs_old&expires=2031-07', 2],
+				['course=crs_old&overdue=true', 1],
+			]);
+			// Down and up again leave the same counters.
+			await migrator(other).down({ to: '0019-report-counters' });
+			await migrate(other);
+			const [again] = await other.sequelize.query(
+				"SELECT filter, n FROM list_counts WHERE organization_id = 'org_old' AND (filter LIKE '%overdue%' OR filter LIKE '%expires%') ORDER BY filter",
+			);
+			expect(again).toEqual(after);
+		} finally {
+			await other.close();
+			await fresh.remove();
+		}
+	});
+
 	test('search ranges compare code points, whatever the database collation', async () => {
 		const page = { page: 1, perPage: 50 };
 		const names = ['Zoë Ångström', 'Anders Zorn', 'Åsa Berg'];

@@ -17,6 +17,7 @@ import * as enrollmentDueDates from './migrations/0014-enrollment-due-dates';
 import * as webhookOwners from './migrations/0015-webhook-owners-and-sealed-secrets';
 import * as signInClientsAndDevices from './migrations/0017-sign-in-clients-and-devices';
 import * as webhookDeliveryExchanges from './migrations/0018-webhook-delivery-exchanges';
+import * as reportCounters from './migrations/0019-report-counters';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -40,6 +41,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0015-webhook-owners-and-sealed-secrets', webhookOwners],
 	['0017-sign-in-clients-and-devices', signInClientsAndDevices],
 	['0018-webhook-delivery-exchanges', webhookDeliveryExchanges],
+	['0019-report-counters', reportCounters],
 ];
 
 /** Where umzug records the migrations applied. */

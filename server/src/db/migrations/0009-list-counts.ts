@@ -44,7 +44,7 @@ export const COUNTED: Counted[] = [
 ];
 
 /** Adds `delta` to each counter the row `r` is in (valid in a SQLite trigger and in PL/pgSQL). */
-function bumps({ table, filters, shown }: Counted, r: 'NEW' | 'OLD', delta: 1 | -1): string {
+export function bumps({ table, filters, shown }: Counted, r: 'NEW' | 'OLD', delta: 1 | -1): string {
 	return filters(r)
 		.map(
 			(filter) =>

@@ -17,13 +17,13 @@ import { COUNTED, createRowTrigger, type Counted } from './0009-list-counts';
  */
 
 /** `SELECT organization_id, filter, ±1 FROM <rows>` for every counter each row is in. */
-function deltas({ filters, shown }: Counted, rows: 'new_rows' | 'old_rows', delta: 1 | -1): string {
+export function deltas({ filters, shown }: Counted, rows: 'new_rows' | 'old_rows', delta: 1 | -1): string {
 	return filters('r')
 		.map((filter) => `SELECT r.organization_id, ${filter} AS filter, ${delta} AS delta FROM ${rows} r WHERE ${shown?.('r') ?? 'true'}`)
 		.join(' UNION ALL ');
 }
 
-function applyDeltas(counted: Counted, parts: string[]): string {
+export function applyDeltas(counted: Counted, parts: string[]): string {
 	return `INSERT INTO list_counts (organization_id, list, filter, n)
 		SELECT organization_id, '${counted.table}', filter, SUM(delta) FROM (${parts.join(' UNION ALL ')}) d
 		GROUP BY organization_id, filter HAVING SUM(delta) <> 0 ORDER BY organization_id, filter
