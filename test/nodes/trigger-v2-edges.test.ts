@@ -1,7 +1,8 @@
 /**
  * LMS Trigger version 2's edge cases, against nock: a cursor the LMS no longer keeps (410), a
- * cursor that grows old because nothing of the chosen types happens, a first walk through a
- * long feed cut short by n8n's poll budget, and an answer that is not the feed.
+ * cursor that grows old because nothing of the chosen types happens, a state version 0.1 left
+ * (its first walk through a long feed cut short by n8n's poll budget), an empty feed at
+ * activation, and an answer that is not the feed or its head.
  */
 import nock from 'nock';
 import type { IDataObject, INodeType, IPollFunctions } from 'n8n-workflow';
@@ -37,8 +38,7 @@ afterAll(() => {
 
 test('a cursor the LMS no longer keeps (410 cursor_expired): the poll fails saying what was lost and what to do, and the next poll starts again from now', async () => {
 	const staticData: IDataObject = {};
-	const last = new Date(Date.now() - 3_600_000).toISOString();
-	lmsApi().get('/api/v1/events').query({ limit: '100', type: 'enrollment.completed' }).reply(200, { data: [event(1, 'enrollment.completed', last)], has_more: false });
+	lmsApi().get('/api/v1/events/head').reply(200, { after: event(1).id });
 	expect(await poll(staticData)).toEqual([]);
 	expect(state(staticData)).toMatchObject({ after: event(1).id });
 
@@ -52,15 +52,15 @@ test('a cursor the LMS no longer keeps (410 cursor_expired): the poll fails sayi
 	);
 	expect(state(staticData)).toBeUndefined();
 
-	// A new baseline: what the feed holds is from before, nothing is emitted.
-	lmsApi().get('/api/v1/events').query({ limit: '100', type: 'enrollment.completed' }).reply(200, { data: [event(7, 'enrollment.completed', last)], has_more: false });
+	// A new baseline at the feed's head: what the feed holds is from before, nothing is emitted.
+	lmsApi().get('/api/v1/events/head').reply(200, { after: event(7).id });
 	expect(await poll(staticData)).toEqual([]);
 	expect(state(staticData)).toMatchObject({ after: event(7).id });
 });
 
 test('a cursor that grew old (a week without an event of the chosen types) moves to the newest event of any type: one extra request a week', async () => {
 	const staticData: IDataObject = {};
-	lmsApi().get('/api/v1/events').query({ limit: '100', type: 'enrollment.withdrawn' }).reply(200, { data: [event(1, 'enrollment.withdrawn', new Date(Date.now() - 1_000).toISOString())], has_more: false });
+	lmsApi().get('/api/v1/events/head').reply(200, { after: event(1).id });
 	expect(await poll(staticData, lmsTrigger, ['enrollment.withdrawn'])).toEqual([]);
 
 	// A week and a bit later (only Date is faked: nock and n8n keep real timers).
@@ -83,7 +83,7 @@ test('a cursor that grew old (a week without an event of the chosen types) moves
 	jest.useRealTimers();
 });
 
-test('n8n’s poll budget spreads a long first walk over several polls; what arrives meanwhile is emitted, what came before is not', async () => {
+test('a state left by version 0.1 of the node (its first poll walked the whole feed, n8n’s poll budget spread the walk): what arrives later is emitted, what came before its first poll is not', async () => {
 	const budgeted: INodeType = {
 		description: lmsTrigger.getNodeType(2).description,
 		async poll(this: IPollFunctions) {
@@ -94,9 +94,12 @@ test('n8n’s poll budget spreads a long first walk over several polls; what arr
 	const before = new Date(Date.now() - 60_000).toISOString();
 	const page = (from: number, count: number, at: string) => Array.from({ length: count }, (_, i) => event(from + i, 'enrollment.completed', at));
 	const staticData: IDataObject = {};
-	lmsApi().get('/api/v1/events').query({ limit: '100', type: 'enrollment.completed' }).reply(200, { data: page(1, 100, before), has_more: true });
+	lmsApi().get('/api/v1/events/head').reply(200, { after: event(100).id });
 	expect(await poll(staticData, budgeted)).toEqual([]);
-	expect(state(staticData)).toMatchObject({ after: event(100).id });
+	// As 0.1 left it after reading the first of several pages: no fromHead, its first poll's time in since.
+	const legacy = state(staticData)!;
+	delete legacy.fromHead;
+	legacy.since = Date.now() - 30_000;
 
 	const later = new Date(Date.now() + 1_000).toISOString();
 	lmsApi()
@@ -106,11 +109,30 @@ test('n8n’s poll budget spreads a long first walk over several polls; what arr
 	expect((await poll(staticData, budgeted)).map((item) => item.event_id)).toEqual([event(151).id, event(152).id]);
 });
 
+test('an empty feed at activation (head null): the next poll reads it from its oldest event, and everything there is new', async () => {
+	const staticData: IDataObject = {};
+	lmsApi().get('/api/v1/events/head').reply(200, { after: null });
+	expect(await poll(staticData)).toEqual([]);
+	expect(state(staticData)).toMatchObject({ fromHead: true });
+	expect(state(staticData)!.after).toBeUndefined();
+	// Stamped an hour before n8n's clock: the position decides, not the clocks.
+	const early = new Date(Date.now() - 3_600_000).toISOString();
+	lmsApi().get('/api/v1/events').query({ limit: '100', type: 'enrollment.completed' }).reply(200, { data: [event(1, 'enrollment.completed', early)], has_more: false });
+	expect((await poll(staticData)).map((item) => item.event_id)).toEqual([event(1).id]);
+});
+
 test('an answer that is not the event feed fails the poll with what to check, and keeps the state', async () => {
 	const staticData: IDataObject = {};
+	lmsApi().get('/api/v1/events/head').reply(200, { data: [], pagination: { page: 1, per_page: 100, total: 0 } });
+	await expect(poll(staticData)).rejects.toThrow(/not the LMS event feed's head: check the Base URL/);
+	expect(state(staticData)).toBeUndefined();
+
+	lmsApi().get('/api/v1/events/head').reply(200, { after: event(1).id });
+	expect(await poll(staticData)).toEqual([]);
+	const kept = JSON.stringify(state(staticData));
 	lmsApi().get('/api/v1/events').query(true).reply(200, { data: [], pagination: { page: 1, per_page: 100, total: 0 } });
 	await expect(poll(staticData)).rejects.toThrow(/not the LMS event feed: check the Base URL/);
-	expect(state(staticData)).toBeUndefined();
+	expect(JSON.stringify(state(staticData))).toBe(kept);
 });
 
 test('a Course filter that is not a course ID fails before any request, saying what to fix', async () => {

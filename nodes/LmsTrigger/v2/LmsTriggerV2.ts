@@ -114,11 +114,11 @@ export class LmsTriggerV2 implements INodeType {
 			return sample.length > 0 ? [this.helpers.returnJsonArray(sample)] : null;
 		}
 
-		// No state for these settings: this poll is the activation, its time the baseline.
+		// No state for these settings: this poll is the activation (the feed's head is the baseline).
 		const working: TriggerState = stored ? copyState(stored) : { version: 2, scope, since: now };
 		let result;
 		try {
-			result = await pollEvents(this, settings, working, now);
+			result = await pollEvents(this, settings, working, now, !stored);
 		} catch (error) {
 			// Any error leaves the stored state as it was: the next poll reads the same again. Only a
 			// cursor the LMS no longer keeps (410) is dropped, or every poll would fail the same way.

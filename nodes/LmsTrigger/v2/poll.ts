@@ -77,14 +77,16 @@ function expiredCursor(context: IPollFunctions, error: unknown, state: TriggerSt
 
 /**
  * One poll of version 2. Reads the feed from the cursor (only the chosen types, 100 a page,
- * while has_more), then, for Certificate Expiring, the certificates list when the schedule
- * needs it. Works on `state`, a copy: the caller stores it only if this returns.
+ * while has_more), or, at `activation` (no stored state), only the feed's head; then, for
+ * Certificate Expiring, the certificates list when the schedule needs it. Works on `state`, a
+ * copy: the caller stores it only if this returns.
  */
 export async function pollEvents(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	state: TriggerState,
 	now: number,
+	activation = false,
 ): Promise<PollResult> {
 	const deadline = pollDeadline(context);
 	let requests = 0;
@@ -96,9 +98,9 @@ export async function pollEvents(
 	const types = feedTypes(settings);
 
 	const take = (event: LmsEvent) => {
-		const created = Date.parse(event.created_at ?? '');
-		// Before activation (the first poll's time): never emitted, whatever is chosen.
-		if (!(created >= state.since)) return;
+		// A state from before the feed had a head (version 0.1 of this node) started at the first
+		// walk through the whole feed: events stamped before its first poll are from before activation.
+		if (!state.fromHead && !(Date.parse(event.created_at ?? '') >= state.since)) return;
 		if (event.type && chosen.has(event.type) && wanted(settings, event)) items.push(eventItem(event));
 		const object = event.data?.object;
 		if (schedule && event.type === 'certificate.issued' && object && courseMatches(settings, object)) schedule.issued(object);
@@ -136,8 +138,30 @@ export async function pollEvents(
 		}
 	};
 
+	/**
+	 * Activation: one request for the feed's head (SPEC §19), the newest event this key can see;
+	 * every event after it is new, every event up to it is from before. The position is the
+	 * LMS's own, so neither a long retained feed nor a difference between n8n's clock and the
+	 * LMS's matters. A null head (nothing to see yet) reads the feed from its oldest event on.
+	 */
+	const startAtHead = async (): Promise<void> => {
+		const head = (await lmsApiRequest.call(context, { method: 'GET', endpoint: '/events/head' })) as { after?: unknown };
+		requests++;
+		if (!head || (typeof head.after !== 'string' && head.after !== null)) {
+			throw new NodeOperationError(context.getNode(), 'The answer from /events/head is not the LMS event feed\'s head: check the Base URL in the credential (the LMS must offer GET /api/v1/events/head)');
+		}
+		if (typeof head.after === 'string') state.after = head.after;
+		// When the cursor was last known fresh: the head is the newest event there is.
+		state.afterAt = now;
+		state.fromHead = true;
+	};
+
 	// Enrollment Due Soon alone reads no feed: only the enrollments list.
-	let caughtUp = types.length === 0 || (await walk(types));
+	let caughtUp = true;
+	if (types.length > 0) {
+		if (activation) await startAtHead();
+		else caughtUp = await walk(types);
+	}
 	// A cursor on an old event (nothing of the chosen types for a week): move it to the newest
 	// event of any type before the LMS's retention (≥ 30 days) drops it.
 	const lastRefresh = Math.max(state.afterAt ?? 0, state.checkedAt ?? 0);

@@ -28,8 +28,14 @@ export interface TriggerState {
 	version: 2;
 	/** Events, filters, days, LMS and credential this state belongs to; any change starts afresh. */
 	scope: string;
-	/** The first poll's time (ms): events stamped earlier are from before activation, never emitted. */
+	/** The first poll's time (ms, n8n's clock): where Certificate Expiring's first horizon starts. */
 	since: number;
+	/**
+	 * Set when the first poll took the feed's head (GET /events/head): every event after `after`
+	 * is new. Absent in a state version 0.1 of the node left: its first poll walked the whole feed,
+	 * so events stamped before `since` are from before activation and never emitted.
+	 */
+	fromHead?: true;
 	/** The id of the last event read from the feed; absent while none was (read from the oldest). */
 	after?: string;
 	/** That event's created_at (ms): the cursor is refreshed before the LMS's retention drops it. */
@@ -65,6 +71,7 @@ export function readState(staticData: IDataObject, scope: string): TriggerState 
 	if (state.after !== undefined && (typeof state.after !== 'string' || !isCount(state.afterAt))) return undefined;
 	if (state.horizon !== undefined && !isCount(state.horizon)) return undefined;
 	if (state.checkedAt !== undefined && !isCount(state.checkedAt)) return undefined;
+	if (state.fromHead !== undefined && state.fromHead !== true) return undefined;
 	if (state.due !== undefined && !Array.isArray(state.due)) return undefined;
 	if (state.recent !== undefined && (typeof state.recent !== 'object' || state.recent === null)) return undefined;
 	if (state.dueSoon !== undefined && !isDueSoonState(state.dueSoon)) return undefined;
