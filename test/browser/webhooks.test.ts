@@ -1,14 +1,25 @@
 /**
  * Settings → Webhooks in a real browser (Debian's Chromium through playwright-core), against the
- * real server and a real receiver: the Super Admin sees the endpoints and what was delivered,
- * and deleting one on the page stops its deliveries at once.
+ * real server and a real receiver on 127.0.0.1: the Super Admin sees the endpoints and what was
+ * delivered, adds an endpoint (its secret shown once), sends a test event and reads its request
+ * and response, resends it, disables and enables, rotates the secret; deleting one on the page
+ * stops its deliveries at once. axe-core checks each new page at a desktop width and at 390 px.
  */
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import type { Browser, Page } from 'playwright-core';
 
-import { launchBrowser } from '../helpers/browser';
+import { AuditEvent } from '../../server/src/db';
+import { artifactPath, launchBrowser } from '../helpers/browser';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 import { api, freePairs } from '../helpers/webhook-deployment';
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'images', 'settings-webhooks.png');
 
 let server: TestServer;
 let browser: Browser;
@@ -21,8 +32,9 @@ function account(organization: string, role: string): { email: string; password:
 	return found;
 }
 
-async function signedIn(organization: string, role: string): Promise<Page> {
-	const context = await browser.newContext({ baseURL: server.baseUrl });
+async function signedIn(organization: string, role: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
+	// bypassCSP for axe-core's script alone (the pages' CSP forbids inline scripts).
+	const context = await browser.newContext({ baseURL: server.baseUrl, viewport, bypassCSP: true });
 	const page = await context.newPage();
 	const { email, password } = account(organization, role);
 	await page.goto('/login');
@@ -109,4 +121,164 @@ test('an admin, and a Super Admin without the Enterprise plan, get no link and a
 		expect(reply?.status()).toBe(404);
 		await page.context().close();
 	}
+});
+
+/** axe-core's WCAG 2.1 A/AA rules, and nothing wider than the screen (as test/browser/accessibility.test.ts checks). */
+async function expectAccessible(page: Page): Promise<void> {
+	await page.addScriptTag({ content: AXE_SOURCE });
+	const violations = await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+		.then((result) => result.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })))`);
+	expect(violations).toEqual([]);
+	const width = page.viewportSize()!.width;
+	expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(width);
+}
+
+/** Whether `header` carries a v1= signature of `body` under `secret` (SPEC §12). */
+function signedWith(header: string, body: string, secret: string): boolean {
+	const [t, ...v1] = header.split(',').map((part) => part.split('=')[1]);
+	return v1.includes(createHmac('sha256', secret).update(`${t}.${body}`).digest('hex'));
+}
+
+async function submit(page: Page, button: ReturnType<Page['getByRole']>): Promise<void> {
+	await Promise.all([page.waitForEvent('load'), button.click()]);
+}
+
+/** Reloads the page until the delivery of `eventId` shows `httpStatus` (the worker sends in the background). */
+async function deliveryRow(page: Page, eventId: string, httpStatus: string) {
+	const row = page.locator(`#deliveries tr[data-event-id="${eventId}"]`);
+	await waitUntil(
+		async () => {
+			await page.reload();
+			return (await row.count()) === 1 && (await row.locator('.http-status').textContent()) === httpStatus;
+		},
+		{ interval: 200, what: `delivery ${eventId} with HTTP ${httpStatus}` },
+	);
+	return row;
+}
+
+describe.each([
+	{ name: 'desktop', width: 1280, height: 900 },
+	{ name: 'phone', width: 390, height: 844 },
+])("the endpoint's whole life on the page, at $width px ($name)", ({ name, width, height }) => {
+	test('add (secret once, id shown), test event with its request and response, Resend, failing badge, disable/enable, rotate', async () => {
+		const hook = await startReceiver(`/page-${name}`);
+		try {
+			const page = await signedIn('acme', 'super_admin', { width, height });
+			await page.goto('/settings/webhooks');
+			await expectAccessible(page);
+
+			// Add: the form's URL, events and description; the secret on the next page, once.
+			await page.getByLabel('URL').fill(hook.url);
+			await page.getByRole('checkbox', { name: 'user.created' }).check();
+			await page.getByRole('checkbox', { name: 'enrollment.created' }).check();
+			await page.getByLabel('Description (optional)').fill(`Warehouse loader (${name})`);
+			await submit(page, page.getByRole('button', { name: 'Add endpoint' }));
+			expect(new URL(page.url()).pathname).toBe('/settings/webhooks/secret');
+			const secret = (await page.locator('#webhook-secret').textContent())!;
+			expect(secret).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
+			const id = (await page.locator('.endpoint-id').textContent())!;
+			expect(id).toMatch(/^whe_/);
+			await expectAccessible(page);
+			// Once: a reload leads back to the list, which never shows it.
+			await page.reload();
+			expect(new URL(page.url()).pathname).toBe('/settings/webhooks');
+			expect(await page.content()).not.toContain(secret);
+			const row = page.locator(`#endpoints tr[data-endpoint-id="${id}"]`);
+			await expect(row.locator('.endpoint-id').textContent()).resolves.toBe(id);
+			await expect(row.locator('.endpoint-description').textContent()).resolves.toBe(`Warehouse loader (${name})`);
+			const fromApi = await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}`);
+			expect(fromApi.body).toMatchObject({ url: hook.url, events: ['user.created', 'enrollment.created'], status: 'enabled' });
+			expect(await AuditEvent.count({ where: { action: 'webhook.created', webhookEndpointId: id } })).toBe(1);
+
+			// A test event: signed with the secret shown; its request and response on the page.
+			await submit(page, row.getByRole('button', { name: 'Send test event' }));
+			await expect(page.getByRole('status').textContent()).resolves.toContain('webhook.test');
+			const [test] = await hook.waitFor(1);
+			expect(test.headers['lms-event-type']).toBe('webhook.test');
+			expect(signedWith(String(test.headers['lms-signature']), test.body, secret)).toBe(true);
+			const eventId = String(test.headers['lms-event-id']);
+			let delivery = await deliveryRow(page, eventId, '200');
+			await delivery.getByText('Request and response').click();
+			await expect(delivery.locator('.request-body').textContent()).resolves.toBe(test.body);
+			await expect(delivery.locator('.request-headers').textContent()).resolves.toContain(`LMS-Signature: ${String(test.headers['lms-signature'])}`);
+			await expect(delivery.locator('.response-status').textContent()).resolves.toBe('HTTP 200');
+			await expect(delivery.locator('.response-body').textContent()).resolves.toBe('ok');
+			await expectAccessible(page);
+			// docs/images/settings-webhooks.png: always under artifacts/, into docs/ with UPDATE_DOCS_SCREENSHOT=1 (as settings.test.ts does).
+			await page.screenshot({ path: artifactPath(`webhooks-delivery-${name}`), fullPage: true });
+			if (name === 'desktop' && process.env.UPDATE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+			// Resend: the same event again; this time the receiver fails, and the endpoint says so.
+			hook.answer((_r, res) => res.writeHead(503, { 'Content-Type': 'text/plain' }).end('warehouse is down'));
+			await submit(page, delivery.getByRole('button', { name: /^Resend/ }));
+			const [, resent] = await hook.waitFor(2);
+			expect(resent.headers['lms-event-id']).toBe(eventId);
+			delivery = await deliveryRow(page, eventId, '503');
+			await delivery.getByText('Request and response').click();
+			await expect(delivery.locator('.response-body').textContent()).resolves.toBe('warehouse is down');
+			await expect(row.locator('[data-failing]').textContent()).resolves.toBe('Failing');
+
+			// Disable, then enable: nothing can be sent meanwhile; enabled again, the failing run is forgotten.
+			await submit(page, row.getByRole('button', { name: 'Disable' }));
+			await expect(row.getAttribute('data-status')).resolves.toBe('disabled');
+			expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}`)).body.status).toBe('disabled');
+			expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}/test`, { method: 'POST', body: {} })).status).toBe(409);
+			await submit(page, row.getByRole('button', { name: 'Enable' }));
+			await expect(row.getAttribute('data-status')).resolves.toBe('enabled');
+			expect(await row.locator('[data-failing]').count()).toBe(0);
+			expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}`)).body.status).toBe('enabled');
+			for (const action of ['webhook.disabled', 'webhook.enabled']) {
+				expect(await AuditEvent.count({ where: { action, webhookEndpointId: id } })).toBe(1);
+			}
+
+			// Rotate: the new secret once; for 24 h deliveries carry both signatures.
+			hook.answer((_r, res) => res.writeHead(200).end('ok'));
+			await submit(page, row.getByRole('button', { name: 'Rotate secret' }));
+			expect(new URL(page.url()).pathname).toBe('/settings/webhooks/secret');
+			const rotated = (await page.locator('#webhook-secret').textContent())!;
+			expect(rotated).toMatch(/^whsec_/);
+			expect(rotated).not.toBe(secret);
+			await expect(page.locator('#previous-secret').textContent()).resolves.toContain('both the old and the new secret');
+			await submit(page, page.getByRole('link', { name: 'I have stored the secret' }));
+			await submit(page, row.getByRole('button', { name: 'Send test event' }));
+			const [, , afterRotation] = await hook.waitFor(3);
+			expect(signedWith(String(afterRotation.headers['lms-signature']), afterRotation.body, rotated)).toBe(true);
+			expect(signedWith(String(afterRotation.headers['lms-signature']), afterRotation.body, secret)).toBe(true);
+			await page.context().close();
+		} finally {
+			await hook.close();
+		}
+	}, 90_000);
+});
+
+test('a refused URL is said with the form, which keeps what was typed; nothing is created', async () => {
+	const page = await signedIn('acme', 'super_admin');
+	await page.goto('/settings/webhooks');
+	const before = (await api(server.baseUrl, key, '/api/v1/webhook_endpoints')).body.data.length;
+	await page.getByLabel('URL').fill('http://169.254.169.254/latest/meta-data');
+	await page.getByRole('checkbox', { name: 'Every event type' }).check();
+	await submit(page, page.getByRole('button', { name: 'Add endpoint' }));
+	await expect(page.locator('#form-error').textContent()).resolves.toMatch(/not a public address/);
+	await expect(page.getByLabel('URL').inputValue()).resolves.toBe('http://169.254.169.254/latest/meta-data');
+	await expect(page.getByRole('checkbox', { name: 'Every event type' }).isChecked()).resolves.toBe(true);
+	// No event type chosen: said in the person's terms.
+	await page.getByRole('checkbox', { name: 'Every event type' }).uncheck();
+	await page.getByLabel('URL').fill(receiver.url);
+	await submit(page, page.getByRole('button', { name: 'Add endpoint' }));
+	await expect(page.locator('#form-error').textContent()).resolves.toContain('Choose at least one event type');
+	expect((await api(server.baseUrl, key, '/api/v1/webhook_endpoints')).body.data.length).toBe(before);
+	await page.context().close();
+});
+
+test("the page's writes without the CSRF token are refused and change nothing", async () => {
+	const { id } = (await api(server.baseUrl, key, '/api/v1/webhook_endpoints', { method: 'POST', body: { url: receiver.url, events: ['*'] } })).body;
+	const page = await signedIn('acme', 'super_admin');
+	for (const action of ['disable', 'test', 'rotate']) {
+		expect((await page.request.post(`/settings/webhooks/${id}/${action}`, { form: { _csrf: 'forged' } })).status()).toBe(403);
+	}
+	expect((await page.request.post('/settings/webhooks', { form: { _csrf: 'forged', url: receiver.url, events: '*' } })).status()).toBe(403);
+	expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}`)).body.status).toBe('enabled');
+	expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}/deliveries`)).body.data).toEqual([]);
+	expect(await AuditEvent.count({ where: { action: 'webhook.rotated', webhookEndpointId: id } })).toBe(0);
+	await page.context().close();
 });

@@ -66,7 +66,16 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 	}
 }
 
-export const AUDIT_ACTIONS = ['key.created', 'key.rotated', 'key.revoked', 'webhook.created', 'webhook.deleted', 'webhook.rotated'] as const;
+export const AUDIT_ACTIONS = [
+	'key.created',
+	'key.rotated',
+	'key.revoked',
+	'webhook.created',
+	'webhook.deleted',
+	'webhook.rotated',
+	'webhook.disabled',
+	'webhook.enabled',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Who did what to which key, from where. Written in the same transaction as the change. */

@@ -16,7 +16,7 @@ import {
 import { User } from '../users/model';
 import { WebhookEndpoint } from '../webhooks/model';
 import { endpointsOfKey } from '../webhooks/owners';
-import type { OneTimeKeyBox } from './one-time-key';
+import { isWebhookSecret, type OneTimeKeyBox } from './one-time-key';
 import { redirectAfterSave, saveSession } from './session';
 import { requireSignIn, requireSuperAdmin, viewerOf } from './viewer';
 import type { Views } from './views';
@@ -41,6 +41,8 @@ const ACTION_WORDS: Record<string, string> = {
 	'webhook.created': 'Webhook endpoint created',
 	'webhook.rotated': 'Webhook signing secret rotated',
 	'webhook.deleted': 'Webhook endpoint deleted',
+	'webhook.disabled': 'Webhook endpoint disabled',
+	'webhook.enabled': 'Webhook endpoint enabled',
 };
 
 function actorOf(res: Response): Actor {
@@ -187,7 +189,8 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	 */
 	router.get(`${BASE}/new-key`, async (req, res) => {
 		const shown = await oneTimeKeys.take(req);
-		if (!shown) return redirectAfterSave(req, res, BASE);
+		// A webhook secret belongs to its own page (settings/webhooks-pages.ts), never shown here.
+		if (!shown || isWebhookSecret(shown)) return redirectAfterSave(req, res, BASE);
 		// Forgotten by the session before the page leaves, not after.
 		await saveSession(req);
 		await views.render(req, res, 'new-key.njk', { key: shown });

@@ -6,7 +6,7 @@ import { Sealer } from '../common/seal';
 import { OneTimeKeyRow } from './one-time-key-model';
 
 /**
- * A new key's secret has to survive one redirect (POST → 303 → GET), so that a reload or the
+ * A new key's secret (or a webhook endpoint's signing secret) has to survive one redirect (POST → 303 → GET), so that a reload or the
  * Back button can never show it again. It waits in `one_time_keys`, never in the clear: sealed
  * with AES-256-GCM under a key derived from SESSION_SECRET (and bound to its row id); the session
  * holds only the row id. The page that shows it claims the row with a DELETE, and only the
@@ -25,6 +25,24 @@ export interface OneTimeKey {
 	movedEndpoints?: Array<{ id: string; url: string }>;
 }
 
+/** A webhook endpoint's signing secret, new or rotated on Settings → Webhooks: shown once the same way. */
+export interface OneTimeWebhookSecret {
+	kind: 'webhook';
+	endpointId: string;
+	url: string;
+	action: 'created' | 'rotated';
+	secret: string;
+	/** After a rotation: until when the old secret still signs (ISO 8601). */
+	previousUntil?: string;
+}
+
+export type OneTimeSecret = OneTimeKey | OneTimeWebhookSecret;
+
+/** Whether what was taken is a webhook secret (an API key has no `kind`). */
+export function isWebhookSecret(shown: OneTimeSecret): shown is OneTimeWebhookSecret {
+	return 'kind' in shown && shown.kind === 'webhook';
+}
+
 const MAX_AGE_MS = 10 * 60 * 1000;
 
 export class OneTimeKeyBox {
@@ -34,7 +52,7 @@ export class OneTimeKeyBox {
 		this.sealer = new Sealer('lms settings: one-time key display', [sessionSecret]);
 	}
 
-	async put(req: Request, shown: OneTimeKey): Promise<void> {
+	async put(req: Request, shown: OneTimeSecret): Promise<void> {
 		// Unread ones from anybody are worthless after MAX_AGE_MS: clear them on the way.
 		await OneTimeKeyRow.destroy({ where: { createdAt: { [Op.lt]: new Date(Date.now() - MAX_AGE_MS) } } });
 		const row = OneTimeKeyRow.build({ sealed: '' });
@@ -43,8 +61,8 @@ export class OneTimeKeyBox {
 		req.session.oneTimeKey = row.id;
 	}
 
-	/** The key to show, at most once across every request of the session; gone whatever happens. */
-	async take(req: Request): Promise<OneTimeKey | undefined> {
+	/** The secret to show, at most once across every request of the session; gone whatever happens. */
+	async take(req: Request): Promise<OneTimeSecret | undefined> {
 		const id = req.session.oneTimeKey;
 		if (!id) return undefined;
 		delete req.session.oneTimeKey;
@@ -53,7 +71,7 @@ export class OneTimeKeyBox {
 		const claimed = await OneTimeKeyRow.destroy({ where: { id } });
 		if (claimed !== 1 || Date.now() - row.createdAt.getTime() > MAX_AGE_MS) return undefined;
 		try {
-			return JSON.parse(this.open(id, row.sealed)) as OneTimeKey;
+			return JSON.parse(this.open(id, row.sealed)) as OneTimeSecret;
 		} catch {
 			// Sealed under another SESSION_SECRET (a restart in development): nothing to show.
 			return undefined;

@@ -92,7 +92,7 @@ export function createSettingsRouter(deps: AppDeps): Router {
 		});
 	});
 	router.use(apiKeyPages(views, oneTimeKeys));
-	router.use(webhookPages(views));
+	router.use(webhookPages(views, oneTimeKeys, deps.config.webhooks));
 	router.use(compliancePages(views));
 
 	router.use(PAGE_PATHS, notFoundPage(views));

@@ -1,27 +1,13 @@
-import Joi from 'joi';
-
 import { problems } from '../common/problem';
-import { plainText } from '../common/text';
 import { visibleTypes } from '../events/list';
 import { scopeOf, type EventType } from '../events/types';
 import { created, type WriteHandler } from '../http/answer';
 import type { AppDeps } from '../http/deps';
 import { parseBody } from '../http/validate';
-import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './event-types';
+import { ALL_EVENTS } from './event-types';
+import { endpointInput as bodySchema } from './endpoint-input';
 import { serializeEndpoint } from './serialize';
 import { createEndpoint } from './service';
-
-const bodySchema = Joi.object<{ url: string; events: string[]; description?: string }>({
-	url: plainText().max(2048).required(),
-	events: Joi.array()
-		.items(Joi.string().valid(ALL_EVENTS, ...WEBHOOK_EVENT_TYPES))
-		.min(1)
-		.required()
-		.messages({ 'array.min': 'events must list at least one event type, or "*"', 'array.base': 'events must be an array of event types' }),
-	description: plainText().max(500).allow(''),
-})
-	.required()
-	.unknown(false);
 
 /**
  * POST /api/v1/webhook_endpoints: the one answer that carries the secret. A replay under the

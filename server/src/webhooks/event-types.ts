@@ -14,8 +14,8 @@ export function subscribes(events: readonly string[], type: string): boolean {
 /**
  * Whether an endpoint is sent an event of `type` (SPEC §19): it subscribes to the type, and
  * its key's scopes, as they are now, can read it through the feed's one rule (`*` is "every
- * type that key can see"). `scopes` null: an endpoint made before endpoints had an owner key
- * (migration 0015), which keeps what it subscribed to.
+ * type that key can see"). `scopes` null: an endpoint without an owner key (made before
+ * migration 0015, or added on Settings → Webhooks), which is sent what it subscribes to.
  */
 export function deliverable(events: readonly string[], scopes: readonly Scope[] | null, type: string): boolean {
 	if (!subscribes(events, type)) return false;

@@ -38,6 +38,9 @@ export interface CreatedEndpoint {
  * is locked and must still be active: a revocation of that key either commits first (the key is
  * refused here) or waits for this insert and then disables the new endpoint with the others.
  * The URL is stored as parsed (`new URL(raw).href`), the form every later check reads.
+ * Added on Settings → Webhooks, an endpoint has no owner key (`apiKeyId` null): it belongs to the
+ * organization, is bounded by what it subscribes to (a Super Admin sees every type), and no key's
+ * revocation stops it.
  */
 export async function createEndpoint(input: {
 	organizationId: string;
@@ -45,8 +48,8 @@ export async function createEndpoint(input: {
 	/** Already checked against the key's scopes by the caller (webhooks/create.ts). */
 	events: string[];
 	description?: string | null;
-	/** The key that owns the endpoint: its scopes bound what is sent. */
-	apiKeyId: string;
+	/** The key that owns the endpoint: its scopes bound what is sent. Null from the settings page. */
+	apiKeyId: string | null;
 	actor: Actor;
 	origin?: Origin;
 	/** The URL policy and the sealing secrets (the server's webhook configuration). */
@@ -60,13 +63,15 @@ export async function createEndpoint(input: {
 	const sealed = sealSecret(input.config, id, secret);
 	const origin = input.origin ?? {};
 	const endpoint = await writeTransaction(database(), async (transaction) => {
-		const owner = await ApiKey.findOne({
-			where: { id: input.apiKeyId, organizationId: input.organizationId },
-			transaction,
-			lock: transaction.LOCK.UPDATE,
-			attributes: ['id', 'status'],
-		});
-		if (!owner || owner.status !== 'active') throw new AuthError(owner?.status === 'rotated' ? 'api_key_rotated' : 'api_key_revoked');
+		if (input.apiKeyId !== null) {
+			const owner = await ApiKey.findOne({
+				where: { id: input.apiKeyId, organizationId: input.organizationId },
+				transaction,
+				lock: transaction.LOCK.UPDATE,
+				attributes: ['id', 'status'],
+			});
+			if (!owner || owner.status !== 'active') throw new AuthError(owner?.status === 'rotated' ? 'api_key_rotated' : 'api_key_revoked');
+		}
 		await Organization.findByPk(input.organizationId, { transaction, lock: transaction.LOCK.UPDATE, attributes: ['id'] });
 		const count = await WebhookEndpoint.count({
 			where: { organizationId: input.organizationId, status: { [Op.ne]: 'deleted' } },
@@ -88,7 +93,7 @@ export async function createEndpoint(input: {
 			{ transaction },
 		);
 		await writeAudit(
-			{ organizationId: input.organizationId, action: 'webhook.created', apiKeyId: input.apiKeyId, webhookEndpointId: created.id },
+			{ organizationId: input.organizationId, action: 'webhook.created', apiKeyId: input.apiKeyId ?? '', webhookEndpointId: created.id },
 			input.actor,
 			origin,
 			transaction,
