@@ -27,7 +27,7 @@ import {
 } from './lib';
 
 const CONNECTIONS = [1, 16];
-const TARGET_RATIO = 0.8;
+const TARGET_RATIO = 0.7;
 const PATH = '/api/v1/users?per_page=50';
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 

@@ -296,4 +296,30 @@ describe(`data layer (${testDialect()})`, () => {
 		await expect(authenticate(secret)).rejects.toMatchObject({ code: 'api_key_rotated' });
 		await expect(authenticate(next)).resolves.toMatchObject({ organization: { id: org.id } });
 	});
+
+	describe('reads outside a transaction (prepared statements on the pool, db/prepared.ts)', () => {
+		test('numbered parameters bind by number, in any order and repeated, on both databases', async () => {
+			const rows = await db.rows<{ a: string; b: string; again: string }>('SELECT $2 AS "a", $1 AS "b", $2 AS "again"', ['one', 'two']);
+			expect(rows).toEqual([{ a: 'two', b: 'one', again: 'two' }]);
+		});
+
+		test('a prepared read sees what a write transaction committed, every time it runs', async () => {
+			const sql = 'SELECT name AS "name" FROM users WHERE organization_id = $1 AND email_lower = $2';
+			const email = `prepared-${Date.now()}@example.com`;
+			expect(await db.rows(sql, [org.id, email])).toEqual([]);
+			await createUser({ organization: org, name: 'Pre Pared', email, role: 'student' });
+			expect(await db.rows(sql, [org.id, email])).toEqual([{ name: 'Pre Pared' }]);
+		});
+
+		test('a statement that fails to prepare is reported, and reported again, not cached', async () => {
+			await expect(db.rows('SELECT nope FROM no_such_table')).rejects.toThrow(/no_such_table/);
+			await expect(db.rows('SELECT nope FROM no_such_table')).rejects.toThrow(/no_such_table/);
+		});
+
+		test('a database with prepared statements closes (they are finalized first)', async () => {
+			const other = await openDatabase({ databaseUrl: database.databaseUrl });
+			expect(await other.rows<{ n: number }>('SELECT 1 AS "n"')).toEqual([{ n: 1 }]);
+			await expect(other.close()).resolves.toBeUndefined();
+		});
+	});
 });

@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSy
 import { dirname, resolve } from 'node:path';
 import { QueryTypes, Sequelize, Transaction, type Options } from 'sequelize';
 
+import { PreparedReads } from './prepared';
 import { sqliteDriver } from './sqlite-driver';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -83,16 +84,20 @@ function tighten(path: string, mode: number): void {
  *
  * Timestamps cross raw SQL as ISO 8601 text: a statement reads a timestamp column through
  * isoText() and binds one through storedTime(), so JavaScript never meets a dialect's own form.
+ * Reads outside a transaction run as prepared statements on the same pool (prepared.ts).
  */
 export class Database {
 	readonly dialect: Dialect;
+	private readonly prepared: PreparedReads;
 
 	constructor(readonly sequelize: Sequelize) {
 		this.dialect = sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
+		this.prepared = new PreparedReads(sequelize, this.dialect);
 	}
 
 	/** The rows a statement returns (SELECT, or RETURNING), inside `transaction` when given. */
 	rows<R extends object>(sql: string, params: readonly unknown[] = [], transaction?: Transaction): Promise<R[]> {
+		if (transaction === undefined && isRead(sql)) return this.prepared.rows<R>(sql, params);
 		return this.sequelize.query<R>(sql, { bind: params as unknown[], type: QueryTypes.SELECT, transaction });
 	}
 
@@ -123,9 +128,15 @@ export class Database {
 		return this.dialect === 'sqlite' ? `strftime('%Y-%m-%d %H:%M:%f +00:00', ${placeholder})` : placeholder;
 	}
 
-	close(): Promise<void> {
-		return this.sequelize.close();
+	async close(): Promise<void> {
+		await this.prepared.close();
+		await this.sequelize.close();
 	}
+}
+
+/** A statement that only reads (a SELECT or a WITH … SELECT), safe to keep prepared and run outside a transaction. */
+function isRead(sql: string): boolean {
+	return /^\s*(SELECT|WITH)\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE)\b/i.test(sql);
 }
 
 export interface DatabaseOptions {
