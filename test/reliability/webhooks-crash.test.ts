@@ -1,6 +1,7 @@
 import { createPostgresDatabase, createSqliteDatabase, testDialect, type TestDatabase } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { waitUntil } from '../helpers/wait';
 import { api, freePairs, prepareDeployment } from '../helpers/webhook-deployment';
 
 /**
@@ -37,7 +38,8 @@ test.each(DIALECTS)('%s: kill -9 between the event and its delivery; delivered a
 		if (receiver!.received.length > 1) res.writeHead(200).end();
 	});
 	instance = await startInstance(env);
-	expect((await api(instance.url, key, '/api/v1/webhook_endpoints', { method: 'POST', body: { url: receiver.url, events: ['*'] } })).status).toBe(201);
+	const endpoint = await api(instance.url, key, '/api/v1/webhook_endpoints', { method: 'POST', body: { url: receiver.url, events: ['*'] } });
+	expect(endpoint.status).toBe(201);
 	const [pair] = await freePairs(instance.url, key);
 	const enrollment = await api(instance.url, key, '/api/v1/enrollments', { method: 'POST', body: pair });
 	expect(enrollment.status).toBe(201);
@@ -50,6 +52,15 @@ test.each(DIALECTS)('%s: kill -9 between the event and its delivery; delivered a
 	const [, second] = await receiver.waitFor(2, 20_000);
 	expect(second.headers['lms-event-id']).toBe(first.headers['lms-event-id']);
 	expect(JSON.parse(second.body).data.object.id).toBe(enrollment.body.id);
-	await new Promise((resolve) => setTimeout(resolve, 1000));
+	// Once the delivery is recorded delivered it is owed nothing more: then the receiver has it twice, not more.
+	const delivery = await waitUntil(
+		async () => {
+			const list = await api(instance!.url, key, `/api/v1/webhook_endpoints/${endpoint.body.id}/deliveries`);
+			const [row] = list.body.data as Array<{ status: string; attempts: number }>;
+			return row?.status === 'delivered' && row;
+		},
+		{ what: 'the delivery recorded as delivered' },
+	);
+	expect(delivery.attempts).toBe(2);
 	expect(receiver.received).toHaveLength(2);
 });
