@@ -141,4 +141,20 @@ describe('Create or Update', () => {
 		expect(String(run.items[1].json.error)).toContain('taken@n8n-users.example');
 		expect(run.items[2].json).toMatchObject({ email: 'only-hr@n8n-users.example', external_id: 'EXT-79' });
 	});
+
+	it('ten executions at once for the same new person (a roster sync started twice): one user, every execution succeeds with it', async () => {
+		const names = Array.from({ length: 10 }, (_, i) => `Racing Person ${i}`);
+		const runs = await Promise.all(
+			names.map((name, i) =>
+				runNode(new LmsUsers(), upsert('email'), { ...as(), items: [{ name, email: 'racing@n8n-users.example' }], executionId: `exec-race-${i}` }),
+			),
+		);
+		expect(runs.map((run) => run.error)).toEqual(names.map(() => undefined));
+		const ids = new Set(runs.map((run) => run.items[0].json.id));
+		expect(ids.size).toBe(1);
+		expect(await User.count({ where: { organizationId, emailLower: 'racing@n8n-users.example' } })).toBe(1);
+		const { body: user } = await api(`/users/${String([...ids][0])}`);
+		expect(names).toContain(user.name);
+	});
 });
+
