@@ -174,6 +174,8 @@ describe('successful responses match the document', () => {
 			due_after: '2024-01-01T00:00:00Z',
 			overdue: 'true',
 			verification_code: 'ABCDEF123456',
+			sort: '-created_at',
+			expand: 'student,course',
 		};
 		// One change, so that the feed has an event to name in after.
 		const enrolled = { student_id: world.users.erin.id, course_id: world.courses.advanced.id };

@@ -3,13 +3,20 @@ import Joi from 'joi';
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { dateTimeParam, idParam } from '../http/validate';
+import { STUDENT_AND_COURSE, studentAndCourseExpansions } from '../enrollments/names';
+import { searchParam } from '../search/param';
+import { referenceSearchCondition } from '../search/words';
 import { VERIFICATION_CODE_MAX_LENGTH, VERIFICATION_CODE_RULE } from './model';
 import { CERTIFICATES, certificateConditions, type CertificateRow } from './queries';
 import { serializeCertificate } from './serialize';
 
-type Filters = { student_id: string; course_id: string; expires_before: string; expires_after: string; verification_code: string };
+type Filters = { student_id: string; course_id: string; expires_before: string; expires_after: string; verification_code: string; search: string };
 
-/** GET /api/v1/certificates, filtered by `student_id`, `course_id`, the expiry window and `verification_code` (certificates/queries.ts). */
+/**
+ * GET /api/v1/certificates, filtered by `student_id`, `course_id`, the expiry window,
+ * `verification_code` (certificates/queries.ts) and `search` (the student's name or e-mail, the
+ * course's title); `sort=-created_at` and `expand=student,course` are what a picker needs.
+ */
 export const listCertificates = listEndpoint<CertificateRow, Filters>({
 	table: CERTIFICATES,
 	filters: {
@@ -20,11 +27,18 @@ export const listCertificates = listEndpoint<CertificateRow, Filters>({
 		verification_code: Joi.string()
 			.pattern(new RegExp(`^[A-Za-z0-9]{1,${VERIFICATION_CODE_MAX_LENGTH}}$`), 'code')
 			.messages({ 'string.pattern.name': `{{#label}} must be ${VERIFICATION_CODE_RULE}`, 'string.empty': `{{#label}} must be ${VERIFICATION_CODE_RULE}` }),
+		search: searchParam(),
 	},
-	where: certificateConditions,
+	scopesItself: ({ search }) => search !== undefined,
+	where: (where, filters, organizationId) => {
+		if (filters.search !== undefined) referenceSearchCondition(where, CERTIFICATES.name, STUDENT_AND_COURSE, organizationId, filters.search);
+		certificateConditions(where, filters);
+	},
+	sortable: true,
+	expansions: studentAndCourseExpansions(),
 	serialize: serializeCertificate,
-	counter: ({ student_id, course_id, expires_before, expires_after, verification_code }) =>
-		student_id === undefined && expires_before === undefined && expires_after === undefined && verification_code === undefined
+	counter: ({ student_id, course_id, expires_before, expires_after, verification_code, search }) =>
+		student_id === undefined && expires_before === undefined && expires_after === undefined && verification_code === undefined && search === undefined
 			? { list: 'certificates', filter: counterFilter([['course', course_id]]) }
 			: undefined,
 });

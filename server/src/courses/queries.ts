@@ -1,3 +1,4 @@
+import { database } from '../db';
 import type { Table } from '../db/table';
 import type { Where } from '../db/where';
 import { searchCondition } from '../search/words';
@@ -24,4 +25,19 @@ export const COURSES: Table<CourseRow> = {
 /** `search` keeps courses a word of whose title starts with it (search/words.ts). */
 export function courseConditions(where: Where, organizationId: string, { search }: { search?: string }): void {
 	if (search !== undefined) searchCondition(where, 'course', organizationId, search);
+}
+
+/** What a list embeds of a course (`expand=course`). */
+export interface CourseSummary {
+	id: string;
+	title: string;
+}
+
+/** The published courses with these ids in the organization (a draft is invisible to the API, here too: null). */
+export async function readCourseSummaries(organizationId: string, ids: string[]): Promise<CourseSummary[]> {
+	if (ids.length === 0) return [];
+	return database().rows<CourseSummary>(
+		`SELECT id, title FROM courses WHERE organization_id = $1 AND status = 'published' AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')})`,
+		[organizationId, ...ids],
+	);
 }

@@ -20,6 +20,23 @@ export interface Table<R> {
 	newestFirst?: boolean;
 }
 
+/** A record a list item may embed (`expand=`): where its id is in a row, and how a page's worth is read. */
+export interface Expansion<R> {
+	/** The id of the embedded record in a row. */
+	idOf: (row: R) => string;
+	/** The records with these ids in the organization, shown as the item embeds them. */
+	read: (organizationId: string, ids: string[]) => Promise<Array<{ id: string }>>;
+}
+
+const newestFirstTables = new WeakMap<object, object>();
+
+/** The same table read newest first (a list's `sort=-created_at`), one object per table so its SQL is made once. */
+export function newestFirstOf<R>(table: Table<R>): Table<R> {
+	let found = newestFirstTables.get(table) as Table<R> | undefined;
+	if (found === undefined) newestFirstTables.set(table, (found = { ...table, newestFirst: true }));
+	return found;
+}
+
 /** Lists are ordered by creation, ties broken by id: the (organization_id, …, created_at, id) indexes serve it. */
 function orderOf<R>(table: Table<R>, alias = ''): string {
 	const direction = table.newestFirst ? ' DESC' : '';

@@ -3,13 +3,28 @@ import Joi from 'joi';
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { dateTimeParam, idParam } from '../http/validate';
+import { searchParam } from '../search/param';
+import { referenceSearchCondition } from '../search/words';
 import { ENROLLMENT_STATUSES } from './model';
+import { STUDENT_AND_COURSE, studentAndCourseExpansions } from './names';
 import { ENROLLMENTS, enrollmentConditions, type EnrollmentRow } from './queries';
 import { serializeEnrollment } from './serialize';
 
-type Filters = { student_id: string; course_id: string; status: string; due_before: string; due_after: string; overdue: 'true' | 'false' };
+type Filters = {
+	student_id: string;
+	course_id: string;
+	status: string;
+	due_before: string;
+	due_after: string;
+	overdue: 'true' | 'false';
+	search: string;
+};
 
-/** GET /api/v1/enrollments, filtered by `student_id`, `course_id`, `status` and the deadline (enrollments/queries.ts). */
+/**
+ * GET /api/v1/enrollments, filtered by `student_id`, `course_id`, `status`, the deadline
+ * (enrollments/queries.ts) and `search` (the student's name or e-mail, the course's title);
+ * `sort=-created_at` and `expand=student,course` are what a picker needs.
+ */
 export const listEnrollments = listEndpoint<EnrollmentRow, Filters>({
 	table: ENROLLMENTS,
 	filters: {
@@ -19,12 +34,19 @@ export const listEnrollments = listEndpoint<EnrollmentRow, Filters>({
 		due_before: dateTimeParam(),
 		due_after: dateTimeParam(),
 		overdue: Joi.string().valid('true', 'false'),
+		search: searchParam(),
 	},
-	where: enrollmentConditions,
+	scopesItself: ({ search }) => search !== undefined,
+	where: (where, filters, organizationId) => {
+		if (filters.search !== undefined) referenceSearchCondition(where, ENROLLMENTS.name, STUDENT_AND_COURSE, organizationId, filters.search);
+		enrollmentConditions(where, filters);
+	},
+	sortable: true,
+	expansions: studentAndCourseExpansions(),
 	serialize: serializeEnrollment,
 	// Deadlines move with time, so no counter holds them: those totals are counted through the due_at indexes.
-	counter: ({ student_id, course_id, status, due_before, due_after, overdue }) =>
-		student_id === undefined && due_before === undefined && due_after === undefined && overdue === undefined
+	counter: ({ student_id, course_id, status, due_before, due_after, overdue, search }) =>
+		student_id === undefined && due_before === undefined && due_after === undefined && overdue === undefined && search === undefined
 			? { list: 'enrollments', filter: counterFilter([['course', course_id], ['status', status]]) }
 			: undefined,
 });

@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import Joi from 'joi';
 
 import { countedTotal, type Counter } from '../db/list-counts';
-import { countRows, readPage, type Table } from '../db/table';
+import { countRows, newestFirstOf, readPage, type Expansion, type Table } from '../db/table';
 import { Where } from '../db/where';
 import { callerOf } from './auth';
 import { integerParam, parseQuery, type QuerySchema } from './validate';
@@ -35,7 +35,16 @@ export interface ListDefinition<R, F extends Record<string, string>> {
 	 * checks the record's organization in a way that keeps the planner off the list-order index).
 	 */
 	scopesItself?(filters: Partial<F>): boolean;
+	/** Accepts `sort=-created_at` (newest first; the default `created_at` is oldest first). */
+	sortable?: boolean;
+	/**
+	 * Records `expand=` may embed in each item, by name (`expand=student,course`): a picker shows
+	 * names, not ids, without a request per row. Each is read for the whole page in one query.
+	 */
+	expansions?: Record<string, Expansion<R>>;
 }
+
+const SORTS = ['created_at', '-created_at'];
 
 interface Page {
 	page: number;
@@ -59,17 +68,22 @@ export function linkHeader(req: Request, filters: Record<string, string>, { page
 
 /** Builds the GET handler of one list endpoint. */
 export function listEndpoint<R, F extends Record<string, string>>(definition: ListDefinition<R, F>): RequestHandler {
+	const expansionNames = Object.keys(definition.expansions ?? {});
 	const schema: QuerySchema = {
 		page: integerParam(1, MAX_PAGE),
 		per_page: integerParam(1, MAX_PER_PAGE),
 		...definition.filters,
+		...(definition.sortable ? { sort: Joi.string().valid(...SORTS) } : {}),
+		...(expansionNames.length > 0 ? { expand: expandParam(expansionNames) } : {}),
 	};
 	return async (req, res) => {
 		const {
 			page = 1,
 			per_page: perPage = DEFAULT_PER_PAGE,
+			sort,
+			expand,
 			...query
-		} = parseQuery<{ page?: number; per_page?: number } & Partial<F>>(schema, req.query);
+		} = parseQuery<{ page?: number; per_page?: number; sort?: string; expand?: string } & Partial<F>>(schema, req.query);
 		const filters = query as Partial<F>;
 		const organizationId = callerOf(res).organization.id;
 		const where = new Where();
@@ -77,8 +91,24 @@ export function listEndpoint<R, F extends Record<string, string>>(definition: Li
 		definition.where(where, filters, organizationId, req.params as Record<string, string>);
 		const counter = definition.counter?.(filters);
 		const total = counter ? countedTotal(organizationId, counter) : countRows(definition.table, where);
-		const [rows, count] = await Promise.all([readPage(definition.table, where, { page, perPage }), total]);
-		res.setHeader('Link', linkHeader(req, filters as Record<string, string>, { page, perPage }, count));
-		res.json({ data: rows.map((row) => definition.serialize(row)), pagination: { page, per_page: perPage, total: count } });
+		const table = sort === '-created_at' ? newestFirstOf(definition.table) : definition.table;
+		const [rows, count] = await Promise.all([readPage(table, where, { page, perPage }), total]);
+		const items = rows.map((row) => definition.serialize(row) as Record<string, unknown>);
+		for (const name of expand === undefined ? [] : [...new Set(expand.split(','))]) {
+			const expansion = definition.expansions![name];
+			const records = new Map((await expansion.read(organizationId, [...new Set(rows.map(expansion.idOf))])).map((r) => [r.id, r]));
+			rows.forEach((row, i) => (items[i][name] = records.get(expansion.idOf(row)) ?? null));
+		}
+		const kept = { ...filters, ...(sort === undefined ? {} : { sort }), ...(expand === undefined ? {} : { expand }) };
+		res.setHeader('Link', linkHeader(req, kept as Record<string, string>, { page, perPage }, count));
+		res.json({ data: items, pagination: { page, per_page: perPage, total: count } });
 	};
+}
+
+/** `expand`: a comma-separated list of the list's expansion names. */
+function expandParam(names: string[]): Joi.Schema {
+	const rule = `a comma-separated list of ${names.join(', ')}`;
+	return Joi.string()
+		.pattern(new RegExp(`^(${names.join('|')})(,(${names.join('|')}))*$`), 'expansions')
+		.messages({ 'string.pattern.name': `{{#label}} must be ${rule}`, 'string.empty': `{{#label}} must be ${rule}` });
 }

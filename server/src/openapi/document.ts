@@ -90,8 +90,17 @@ const filterParams = {
 	course_id: queryParam('course_id', 'Only records of this course.', { type: 'string', pattern: ID_PATTERNS.course.source }),
 	search: queryParam(
 		'search',
-		'1 to 100 characters. Only records with a word starting with this text, compared without regard to case: for users a word of the name or the e-mail address, for courses a word of the title. Several words match consecutive words ("ada love" finds "Ada Lovelace"). Order and totals as without it.',
+		'1 to 100 characters. Only records with a word starting with this text, compared without regard to case: for users a word of the name or the e-mail address, for courses a word of the title, for enrollments and certificates a word of the student\'s name or e-mail or of the course\'s title. Several words match consecutive words ("ada love" finds "Ada Lovelace"). Order and totals as without it.',
 		{ type: 'string', minLength: 1, maxLength: 100 },
+	),
+	sort: queryParam('sort', '`created_at` (the default: oldest first, then by id) or `-created_at` (newest first, then by id descending).', {
+		type: 'string',
+		enum: ['created_at', '-created_at'],
+	}),
+	expand: queryParam(
+		'expand',
+		'`student`, `course` or `student,course`: each item also carries `student` ({id, name, email}) and/or `course` ({id, title}), read for the whole page at once, so a list can be shown by name.',
+		{ type: 'string', pattern: '^(student|course)(,(student|course))*$' },
 	),
 	expires_before: queryParam(
 		'expires_before',
@@ -726,6 +735,9 @@ export function openApiDocument() {
 					'due_before',
 					'due_after',
 					'overdue',
+					'search',
+					'sort',
+					'expand',
 				]),
 				post: createEnrollment,
 			},
@@ -740,6 +752,9 @@ export function openApiDocument() {
 				'expires_before',
 				'expires_after',
 				'verification_code',
+				'search',
+				'sort',
+				'expand',
 			]),
 			'/api/v1/certificates/{id}': getOperation('getCertificate', 'Retrieve a certificate', 'Certificate', 'read:enrollments', ID_PATTERNS.certificate),
 			'/api/v1/events': { get: listEvents },

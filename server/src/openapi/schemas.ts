@@ -25,6 +25,28 @@ function record(properties: Record<string, object>, description: string) {
 	return { type: 'object', description, additionalProperties: false, required: Object.keys(properties), properties };
 }
 
+/** Properties an item carries only when asked (`expand=`): in `properties`, not in `required`. */
+function withOptional<T extends { properties: Record<string, object> }>(schema: T, properties: Record<string, object>): T {
+	return { ...schema, properties: { ...schema.properties, ...properties } };
+}
+
+const expandedNames = {
+	student: {
+		type: ['object', 'null'],
+		additionalProperties: false,
+		required: ['id', 'name', 'email'],
+		properties: { id: userId, name: { type: 'string' }, email: { type: 'string', format: 'email' } },
+		description: 'Only with expand=student: who the student is (null if the user is no longer there).',
+	},
+	course: {
+		type: ['object', 'null'],
+		additionalProperties: false,
+		required: ['id', 'title'],
+		properties: { id: courseId, title: { type: 'string' } },
+		description: 'Only with expand=course: the course title (null if the course is not published).',
+	},
+};
+
 export const User = record(
 	{
 		id: userId,
@@ -58,7 +80,7 @@ export const Course = record(
 	'A published course of the organization.',
 );
 
-export const Enrollment = record(
+export const Enrollment = withOptional(record(
 	{
 		id: enrollmentId,
 		student_id: userId,
@@ -73,7 +95,7 @@ export const Enrollment = record(
 		updated_at: timestamp,
 	},
 	'A student enrolled in a course.',
-);
+), expandedNames);
 
 const count = { type: 'integer', minimum: 0 };
 
@@ -107,7 +129,7 @@ export const CourseCompletionReport = {
 	properties: { data: { type: 'array', items: { $ref: '#/components/schemas/CourseCompletion' } } },
 };
 
-export const Certificate = record(
+export const Certificate = withOptional(record(
 	{
 		id: certificateId,
 		student_id: userId,
@@ -118,7 +140,7 @@ export const Certificate = record(
 		verification_code: { type: 'string' },
 	},
 	'A certificate earned by completing an enrollment.',
-);
+), expandedNames);
 
 export const Pagination = record(
 	{

@@ -118,3 +118,40 @@ export function searchCondition(where: Where, kind: SearchKind, organizationId: 
 		...(upper === null ? [] : [upper]),
 	);
 }
+
+/** A column of a list's table that holds the id of a searchable record (an enrollment's student_id). */
+export interface SearchReference {
+	column: string;
+	kind: SearchKind;
+}
+
+/**
+ * The conditions of a search over records that have no text of their own (enrollments,
+ * certificates): those whose student's name or e-mail, or whose course's title, starts with
+ * `search`. Each reference is one range over search_words, then the (organization_id, column, …)
+ * index of `table`; their union is matched by id, and the organization is checked on the record
+ * in the form that keeps the planner off the list-order index, as in searchCondition, so a rare
+ * text never walks the whole organization.
+ */
+export function referenceSearchCondition(where: Where, table: string, references: SearchReference[], organizationId: string, search: string): void {
+	where.and((p) => `organization_id || '' = ${p}`, organizationId);
+	const text = normalize(search);
+	if (hasControlCharacters(text)) {
+		where.and(() => 'FALSE');
+		return;
+	}
+	const upper = nextPrefix(text);
+	where.and(
+		(org, from, to) => {
+			const range = `word >= ${from}${to === undefined ? '' : ` AND word < ${to}`}`;
+			const parts = references.map(
+				({ column, kind }) =>
+					`SELECT id FROM ${table} WHERE organization_id = ${org} AND ${column} IN (SELECT record_id FROM search_words WHERE organization_id = ${org} AND kind = '${kind}' AND ${range})`,
+			);
+			return `id IN (${parts.join(' UNION ')})`;
+		},
+		organizationId,
+		text,
+		...(upper === null ? [] : [upper]),
+	);
+}

@@ -1,3 +1,4 @@
+import { database } from '../db';
 import type { Table } from '../db/table';
 import type { Where } from '../db/where';
 import { searchCondition } from '../search/words';
@@ -41,4 +42,20 @@ export function userConditions(where: Where, organizationId: string, { email, ro
 	where.equals('status', status);
 	// Exact and case-sensitive: an identity provider's id is opaque (users_org_external_id_unique).
 	where.equals('external_id', external_id);
+}
+
+/** What a list embeds of a student (`expand=student`): enough for a person to tell who it is. */
+export interface UserSummary {
+	id: string;
+	name: string;
+	email: string;
+}
+
+/** The users with these ids in the organization (a page's students: at most 100 ids). */
+export async function readUserSummaries(organizationId: string, ids: string[]): Promise<UserSummary[]> {
+	if (ids.length === 0) return [];
+	return database().rows<UserSummary>(
+		`SELECT id, name, email FROM users WHERE organization_id = $1 AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')})`,
+		[organizationId, ...ids],
+	);
 }

@@ -1,0 +1,20 @@
+import { readCourseSummaries } from '../courses/queries';
+import type { Expansion } from '../db/table';
+import type { SearchReference } from '../search/words';
+import { readUserSummaries } from '../users/queries';
+
+/**
+ * What enrollments and certificates share for pickers: they are named by their student and
+ * course, so a search looks at those (search/words.ts) and `expand` embeds them.
+ */
+export const STUDENT_AND_COURSE: SearchReference[] = [
+	{ column: 'student_id', kind: 'user' },
+	{ column: 'course_id', kind: 'course' },
+];
+
+export function studentAndCourseExpansions<R extends { studentId: string; courseId: string }>(): Record<string, Expansion<R>> {
+	return {
+		student: { idOf: (row) => row.studentId, read: readUserSummaries },
+		course: { idOf: (row) => row.courseId, read: readCourseSummaries },
+	};
+}
