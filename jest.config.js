@@ -26,7 +26,7 @@ const common = {
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
 	setupFiles: ['<rootDir>/test/setup-env.ts'],
 };
-const ignored = ['/node_modules/', '<rootDir>/test/n8n/', ...(process.env.TEST_DATABASE === 'postgres' ? [] : ['<rootDir>/test/cluster/'])];
+const ignored = ['/node_modules/', '<rootDir>/test/n8n/'];
 const escape = (path) => path.replace('<rootDir>', '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 module.exports = {

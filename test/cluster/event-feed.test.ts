@@ -5,7 +5,7 @@ import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
 import { serializeUser } from '../../server/src/users/serialize';
 import { runCli } from '../helpers/cli';
-import { createPostgresDatabase, type TestDatabase } from '../helpers/database';
+import { createPostgresDatabase, type TestDatabase, onPostgres } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
 
 /**
@@ -27,7 +27,7 @@ interface FeedEvent {
 	data: { object: { id: string } };
 }
 
-describe('the event feed with writers on two instances and transactions held open', () => {
+onPostgres(describe)('the event feed with writers on two instances and transactions held open', () => {
 	let database: TestDatabase;
 	let db: Database;
 	let pg: Client;

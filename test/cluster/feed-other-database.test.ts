@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 
 import { runCli } from '../helpers/cli';
-import { createPostgresDatabase, type TestDatabase } from '../helpers/database';
+import { createPostgresDatabase, type TestDatabase, onPostgres } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
 import { waitUntil } from '../helpers/wait';
 
@@ -12,7 +12,7 @@ import { waitUntil } from '../helpers/wait';
  * webhooks; one in this database still does, so nothing is ever skipped.
  */
 
-describe('the feed with a write transaction open in another database of the cluster', () => {
+onPostgres(describe)('the feed with a write transaction open in another database of the cluster', () => {
 	let lms: TestDatabase;
 	let other: TestDatabase;
 	let instance: Instance;

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 
 import { runCli } from '../helpers/cli';
-import { createPostgresDatabase, type TestDatabase } from '../helpers/database';
+import { createPostgresDatabase, type TestDatabase, onPostgres } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
 import { waitUntil } from '../helpers/wait';
 
@@ -16,7 +16,7 @@ jest.setTimeout(240_000);
 
 const eventually = (what: string, condition: () => Promise<boolean>, timeout = 60_000) => waitUntil(condition, { what, timeout });
 
-describe('enrollment.overdue on two instances and across a crash', () => {
+onPostgres(describe)('enrollment.overdue on two instances and across a crash', () => {
 	let database: TestDatabase;
 	let pg: Client;
 	let acmeId: string;

@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { createClient } from 'redis';
 
 import { runCli } from '../helpers/cli';
-import { assertRedisReachable, createPostgresDatabase, redisTestUrl, type TestDatabase } from '../helpers/database';
+import { assertRedisReachable, createPostgresDatabase, redisTestUrl, type TestDatabase, onPostgres } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
 import { PageClient } from '../helpers/page-client';
 
@@ -52,7 +52,7 @@ async function hit(
 	return { status: res.status, headers: res.headers, body };
 }
 
-describe('two instances, one PostgreSQL, one Redis', () => {
+onPostgres(describe)('two instances, one PostgreSQL, one Redis', () => {
 	let database: TestDatabase;
 	let prefix: string;
 	let env: Record<string, string>;

@@ -26,6 +26,14 @@ export function testDialect(): TestDialect {
 	throw new Error(`TEST_DATABASE=${value}: expected sqlite or postgres`);
 }
 
+/**
+ * A suite or test that needs PostgreSQL and Redis (several instances, races SQLite's single
+ * writer would hide): run under `npm run test:postgres`, and reported as skipped, with the
+ * reason in its name, under `npm test` rather than silently left out.
+ */
+export const onPostgres = <T extends jest.Describe | jest.It>(run: T): T =>
+	testDialect() === 'postgres' ? run : (((name: string, fn: () => void, timeout?: number) => run.skip(`${name} [needs PostgreSQL and Redis: npm run test:postgres]`, fn as never, timeout)) as unknown as T);
+
 export const useTestRedis = (): boolean => ['1', 'true', 'yes'].includes((process.env.TEST_REDIS ?? '').toLowerCase());
 
 /** The server's base URL: a trailing slash, then the database name is appended. */

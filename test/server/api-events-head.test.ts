@@ -2,7 +2,7 @@ import { database, Event } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
 import { createKey, revokeKey } from '../../server/src/api-keys/service';
-import { testDialect } from '../helpers/database';
+import { onPostgres } from '../helpers/database';
 import type { TestServer } from '../helpers/server';
 import { waitUntil } from '../helpers/wait';
 import { call, expectProblem, feedCaughtUp, startApiServer, type World } from './api-fixtures';
@@ -124,7 +124,7 @@ test('strict query: any parameter → 400 naming it; another method → 405', as
 });
 
 // SQLite has one writer at a time: an open write transaction would hold the API's write back too.
-(testDialect() === 'postgres' ? test : test.skip)(
+onPostgres(test)(
 	'never past an unfinished transaction: while an older writer is open, the head stays below its event, and reading on from it gets both',
 	async () => {
 		await feedCaughtUp(server, world.keys.all, world.acme.id);

@@ -4,7 +4,7 @@ import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
 import { Client } from 'pg';
 
-import { testDialect } from '../helpers/database';
+import { onPostgres } from '../helpers/database';
 import { freePort } from '../helpers/ports';
 import { startReceiver } from '../helpers/receiver';
 import type { TestServer } from '../helpers/server';
@@ -98,7 +98,7 @@ describe('with METRICS_TOKEN, on PostgreSQL', () => {
 		return sample(text, 'lms_event_feed_lag_seconds')!;
 	};
 
-	(testDialect() === 'postgres' ? test : test.skip)('the feed lag grows while a write transaction of this database holds events back, and falls to 0 when it ends', async () => {
+	onPostgres(test)('the feed lag grows while a write transaction of this database holds events back, and falls to 0 when it ends', async () => {
 		const held = new Client({ connectionString: server.databaseUrl });
 		await held.connect();
 		try {
