@@ -44,8 +44,8 @@ export class LmsInstantTrigger implements INodeType {
 		displayName: 'LMS Instant Trigger',
 		name: 'lmsInstantTrigger',
 		icon: {
-			light: 'file:../../icons/lmsTrigger.svg',
-			dark: 'file:../../icons/lmsTrigger.dark.svg',
+			light: 'file:../../icons/lmsInstantTrigger.svg',
+			dark: 'file:../../icons/lmsInstantTrigger.dark.svg',
 		},
 		group: ['trigger'],
 		version: 1,

@@ -69,6 +69,24 @@ describe('as n8n loads it', () => {
 		}
 	});
 
+	it('tells the two triggers apart by their icons (polling: a clock, instant: a bolt), in every version and theme', () => {
+		const triggers = loader.types.nodes.filter((type) => ['lmsTrigger', 'lmsInstantTrigger'].includes(type.name)) as Array<{
+			name: string;
+			version: number | number[];
+			iconUrl?: { light: string; dark: string };
+		}>;
+		// One entry per version of LMS Trigger (1, 2) and one for LMS Instant Trigger.
+		expect(triggers.map((type) => type.name).sort()).toEqual(['lmsInstantTrigger', 'lmsTrigger', 'lmsTrigger']);
+		const svg = (url: string) => readFileSync(join(root, url.replace(/^icons\/n8n-nodes-lms\//, '')), 'utf8');
+		const iconsOf = (name: string) => triggers.filter((type) => type.name === name).map((type) => type.iconUrl!);
+		const polling = iconsOf('lmsTrigger');
+		const [instant] = iconsOf('lmsInstantTrigger');
+		for (const theme of ['light', 'dark'] as const) {
+			expect(new Set(polling.map((icon) => icon[theme])).size).toBe(1);
+			expect(svg(polling[0][theme])).not.toBe(svg(instant[theme]));
+		}
+	});
+
 	it('gives every operation an action an AI agent can read', () => {
 		for (const node of loader.types.nodes.filter((type) => ACTION_NODES.includes(type.name))) {
 			const operation = node.properties.find((property) => property.name === 'operation');
