@@ -3,6 +3,7 @@ import { revokeKey } from '../../server/src/api-keys/service';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { createUser } from '../../server/src/users/service';
 import { pruneDeliveries } from '../../server/src/webhooks/retention';
+import { setEndpointStatus } from '../../server/src/webhooks/set-status';
 import { runCli } from '../helpers/cli';
 import { PageClient } from '../helpers/page-client';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -162,6 +163,23 @@ test('a creation racing the revocation of its key never leaves an enabled endpoi
 		]);
 		expect([201, 401]).toContain(created.status);
 		expect(await WebhookEndpoint.count({ where: { apiKeyId: key.id, status: 'enabled' } })).toBe(0);
+	}
+	await WebhookEndpoint.destroy({ where: {} });
+});
+
+test('enabling an endpoint (Settings → Webhooks) racing the revocation of its key never leaves it enabled under a revoked key', async () => {
+	const actor = { kind: 'cli' } as const;
+	for (let round = 0; round < 8; round++) {
+		const key = await server.createKey('acme', SCOPES, `enable race ${round}`);
+		const { id } = await subscribe(key.key);
+		await setEndpointStatus({ organizationId: acme.id, id, status: 'disabled', actor });
+		const [enabled] = await Promise.allSettled([
+			setEndpointStatus({ organizationId: acme.id, id, status: 'enabled', actor }),
+			revokeKey({ keyId: key.id, actor }),
+		]);
+		// Either the enable committed first (then the revocation disabled it) or it was refused.
+		if (enabled.status === 'rejected') expect((enabled.reason as { code?: string }).code).toBe('endpoint_key_inactive');
+		expect((await WebhookEndpoint.findByPk(id))!.status).toBe('disabled');
 	}
 	await WebhookEndpoint.destroy({ where: {} });
 });

@@ -37,13 +37,17 @@ export async function setEndpointStatus(input: {
 	return writeTransaction(database(), async (transaction) => {
 		const found = await findEndpoint(input.organizationId, input.id, transaction);
 		if (!found) return undefined;
-		// Locked: a revocation of its key (which disables it) either committed first or waits.
+		// The owner key's row is locked first, in the order a revocation takes them (key, then its
+		// endpoints): a revocation either committed before (the key is seen revoked: refused) or
+		// waits for this enable to commit and then disables the endpoint with the others. Reading
+		// the key without the lock let an enable land just after the revocation's UPDATE of the
+		// endpoints (which skipped it, still disabled) and leave it enabled under a revoked key.
+		if (input.status === 'enabled' && found.apiKeyId !== null) {
+			const key = await ApiKey.findByPk(found.apiKeyId, { attributes: ['id', 'status'], transaction, lock: transaction.LOCK.UPDATE });
+			if (key?.status !== 'active') throw new EndpointKeyInactiveError(found.id);
+		}
 		const endpoint = (await WebhookEndpoint.findByPk(found.id, { transaction, lock: transaction.LOCK.UPDATE }))!;
 		if (endpoint.status === input.status) return endpoint;
-		if (input.status === 'enabled' && endpoint.apiKeyId !== null) {
-			const key = await ApiKey.findByPk(endpoint.apiKeyId, { attributes: ['id', 'status'], transaction });
-			if (key?.status !== 'active') throw new EndpointKeyInactiveError(endpoint.id);
-		}
 		const changes =
 			input.status === 'enabled'
 				? { status: input.status, disabledReason: null, failingSince: null }
