@@ -6,9 +6,10 @@ import { lmsApiPage } from './transport';
  * The From List modes of locators.ts. n8n calls a listSearch method with the text typed in the
  * picker (`filter`) and, when the person scrolls past the end, the `paginationToken` the previous
  * call returned. Users and courses search through the API's `search` (SPEC §13: a word of the
- * name or title, or the email, starting with the text); enrollments and certificates have no
- * names to search and are listed page by page. Register all of them on a node with
- * `methods: { listSearch: lmsListSearch }`.
+ * name or title, or the email, starting with the text). Enrollments and certificates search the
+ * same way by their student and course, newest first, and show as "student — course (status)"
+ * from the names the API embeds (`expand=student,course`: no request per row). Register all of
+ * them on a node with `methods: { listSearch: lmsListSearch }`.
  */
 
 /** Per picker page: enough to fill the dropdown, one request per scroll. */
@@ -76,24 +77,48 @@ export async function searchCourses(
 	}));
 }
 
+/** What a picker needs of enrollments and certificates: the newest first, with both names. */
+const NAMED_NEWEST_FIRST: IDataObject = { sort: '-created_at', expand: 'student,course' };
+
+/** "Ada Lovelace — Security Awareness", falling back to the ids for a record the API no longer names. */
+function studentAndCourse(record: IDataObject): string {
+	const student = record.student as IDataObject | null | undefined;
+	const course = record.course as IDataObject | null | undefined;
+	return `${String(student?.name ?? record.student_id)} — ${String(course?.title ?? record.course_id)}`;
+}
+
+const ENROLLMENT_STATUS_WORDS: Record<string, string> = {
+	active: 'in progress',
+	completed: 'completed',
+	withdrawn: 'withdrawn',
+	expired: 'expired',
+};
+
 export async function searchEnrollments(
 	this: ILoadOptionsFunctions,
-	_filter?: string,
+	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	return await listPage.call(this, '/enrollments', {}, paginationToken, (enrollment) => ({
-		name: `${String(enrollment.id)}: ${String(enrollment.student_id)} in ${String(enrollment.course_id)}, ${String(enrollment.status)} ${String(enrollment.progress_percent)}%`,
+	return await listPage.call(this, '/enrollments', { ...searchQuery(filter), ...NAMED_NEWEST_FIRST }, paginationToken, (enrollment) => ({
+		name: `${studentAndCourse(enrollment)} (${ENROLLMENT_STATUS_WORDS[String(enrollment.status)] ?? String(enrollment.status)})`,
 		value: String(enrollment.id),
 	}));
 }
 
+/** valid (no expiry), valid until a day, or expired on a day: what someone picking a certificate checks. */
+function certificateStatus(certificate: IDataObject): string {
+	if (!certificate.expires_at) return 'valid, no expiry';
+	const expiresAt = String(certificate.expires_at);
+	return Date.parse(expiresAt) > Date.now() ? `valid until ${expiresAt.slice(0, 10)}` : `expired ${expiresAt.slice(0, 10)}`;
+}
+
 export async function searchCertificates(
 	this: ILoadOptionsFunctions,
-	_filter?: string,
+	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	return await listPage.call(this, '/certificates', {}, paginationToken, (certificate) => ({
-		name: `${String(certificate.id)}: ${String(certificate.student_id)}, ${String(certificate.course_id)}${certificate.expires_at ? `, expires ${String(certificate.expires_at).slice(0, 10)}` : ''}`,
+	return await listPage.call(this, '/certificates', { ...searchQuery(filter), ...NAMED_NEWEST_FIRST }, paginationToken, (certificate) => ({
+		name: `${studentAndCourse(certificate)} (${certificateStatus(certificate)})`,
 		value: String(certificate.id),
 	}));
 }

@@ -38,8 +38,8 @@ export const LMS_RECORD_KINDS: Record<LmsRecordKind, KindInfo> = {
 	user: { prefix: 'usr_', label: 'user', searchListMethod: 'searchUsers', searchable: true, pattern: '^usr_[A-Za-z0-9]{1,36}$', endpoint: '/users' },
 	student: { prefix: 'usr_', label: 'student', searchListMethod: 'searchStudents', searchable: true, pattern: '^usr_[A-Za-z0-9]{1,36}$', endpoint: '/users' },
 	course: { prefix: 'crs_', label: 'course', searchListMethod: 'searchCourses', searchable: true, pattern: '^crs_[A-Za-z0-9]{1,36}$', endpoint: '/courses' },
-	enrollment: { prefix: 'enr_', label: 'enrollment', searchListMethod: 'searchEnrollments', searchable: false, pattern: '^enr_[A-Za-z0-9]{1,36}$', endpoint: '/enrollments' },
-	certificate: { prefix: 'cert_', label: 'certificate', searchListMethod: 'searchCertificates', searchable: false, pattern: '^cert_[A-Za-z0-9]{1,35}$', endpoint: '/certificates' },
+	enrollment: { prefix: 'enr_', label: 'enrollment', searchListMethod: 'searchEnrollments', searchable: true, pattern: '^enr_[A-Za-z0-9]{1,36}$', endpoint: '/enrollments' },
+	certificate: { prefix: 'cert_', label: 'certificate', searchListMethod: 'searchCertificates', searchable: true, pattern: '^cert_[A-Za-z0-9]{1,35}$', endpoint: '/certificates' },
 };
 
 const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';

@@ -245,4 +245,20 @@ describe('LMS Certificates v2', () => {
 		const { items: got } = await runNode(new LmsCertificates(), { operation: 'get', certificate: rl('id', String(certificate.id)) }, as());
 		expect(got[0].json).toEqual(certificate);
 	});
+
+	it('Verification Code finds the certificate printed with it, as a person types it; an unknown code is no item', async () => {
+		const certificate = ((await api('/certificates?per_page=1&sort=-created_at')).data as IDataObject[])[0];
+		const code = String(certificate.verification_code);
+		const typed = `${code.slice(0, 4).toLowerCase()}-${code.slice(4, 8)} ${code.slice(8)}`;
+		const found = await runNode(new LmsCertificates(), { operation: 'getAll', returnAll: true, filters: { verificationCode: typed } }, as());
+		expect(found.error).toBeUndefined();
+		expect(found.items.map((item) => item.json)).toEqual([certificate]);
+		const unknown = await runNode(new LmsCertificates(), { operation: 'getAll', returnAll: true, filters: { verificationCode: 'NOSUCHCODE00' } }, as());
+		expect(unknown.error).toBeUndefined();
+		expect(unknown.items).toEqual([]);
+		const wrong = await runNode(new LmsCertificates(), { operation: 'getAll', returnAll: true, filters: { verificationCode: 'code #12' } }, as());
+		expect(wrong.error?.message).toBe(
+			'Verification Code must be the letters and digits printed on the certificate (up to 20, e.g. 7HD3PLX9QA2V), not "code #12"',
+		);
+	});
 });

@@ -91,16 +91,54 @@ describe('courses', () => {
 });
 
 describe('enrollments and certificates', () => {
-	it('list their IDs page by page (no names to search)', async () => {
+	type Named = { id: string; status: string; expires_at?: string | null; student: { name: string; email: string }; course: { title: string } };
+	const statusWords: Record<string, string> = { active: 'in progress', completed: 'completed', withdrawn: 'withdrawn', expired: 'expired' };
+
+	it('list enrollments newest first as "student — course (status)", page by page', async () => {
 		const first = await runListSearch(new LmsEnrollments(), 'searchEnrollments', options());
 		const second = await runListSearch(new LmsEnrollments(), 'searchEnrollments', options({ paginationToken: String(first.paginationToken) }));
-		const expected = await api(`/enrollments?per_page=${LIST_SEARCH_PAGE_SIZE}&page=2`);
+		const newest = (await api(`/enrollments?sort=-created_at&expand=student,course&per_page=${LIST_SEARCH_PAGE_SIZE}`)).data as unknown as Named[];
+		const expected = await api(`/enrollments?sort=-created_at&per_page=${LIST_SEARCH_PAGE_SIZE}&page=2`);
 		expect(first.paginationToken).toBe('2');
+		expect(first.results).toEqual(
+			newest.map((e) => ({ name: `${e.student.name} — ${e.course.title} (${statusWords[e.status]})`, value: e.id })),
+		);
 		expect(second.results.map((result) => result.value)).toEqual(expected.data.map((e) => e.id));
 		for (const result of second.results) expect(String(result.value)).toMatch(new RegExp(LMS_RECORD_KINDS.enrollment.pattern));
+	});
 
-		const certificates = await runListSearch(new LmsCertificates(), 'searchCertificates', options());
-		expect(certificates.results.length).toBeGreaterThan(0);
-		for (const result of certificates.results) expect(String(result.value)).toMatch(new RegExp(LMS_RECORD_KINDS.certificate.pattern));
+	it("search enrollments by the student's name or e-mail or the course's title", async () => {
+		const newest = (await api('/enrollments?sort=-created_at&expand=student,course&per_page=1')).data[0] as unknown as Named;
+		const lastWord = newest.student.name.split(' ').pop()!;
+		const byStudent = await runListSearch(new LmsEnrollments(), 'searchEnrollments', options({ filter: lastWord.toUpperCase() }));
+		expect(byStudent.results[0]).toEqual({ name: `${newest.student.name} — ${newest.course.title} (${statusWords[newest.status]})`, value: newest.id });
+		for (const result of byStudent.results) expect(String(result.name).toLowerCase()).toContain(lastWord.toLowerCase());
+
+		const byEmail = await runListSearch(new LmsEnrollments(), 'searchEnrollments', options({ filter: newest.student.email }));
+		expect(byEmail.results.map((r) => r.value)).toContain(newest.id);
+		for (const result of byEmail.results) expect(String(result.name)).toMatch(new RegExp(`^${newest.student.name} — `));
+
+		const titleWord = newest.course.title.split(' ')[0];
+		const byCourse = await runListSearch(new LmsEnrollments(), 'searchEnrollments', options({ filter: titleWord }));
+		const expected = await api(`/enrollments?search=${encodeURIComponent(titleWord)}&sort=-created_at&per_page=${LIST_SEARCH_PAGE_SIZE}`);
+		expect(byCourse.results.map((r) => r.value)).toEqual(expected.data.map((e) => e.id));
+		expect(byCourse.results[0].value).toBe(newest.id);
+
+		expect(await runListSearch(new LmsEnrollments(), 'searchEnrollments', options({ filter: 'zzqxnobody' }))).toEqual({ results: [], paginationToken: undefined });
+	});
+
+	it('list and search certificates newest first as "student — course (validity)"', async () => {
+		const newest = (await api('/certificates?sort=-created_at&expand=student,course&per_page=100')).data as unknown as Named[];
+		expect(newest.length).toBeGreaterThan(0);
+		const validity = (c: Named) =>
+			!c.expires_at ? 'valid, no expiry' : Date.parse(c.expires_at) > Date.now() ? `valid until ${c.expires_at.slice(0, 10)}` : `expired ${c.expires_at.slice(0, 10)}`;
+		const all = await runListSearch(new LmsCertificates(), 'searchCertificates', options());
+		expect(all.results.slice(0, newest.length)).toEqual(
+			newest.slice(0, LIST_SEARCH_PAGE_SIZE).map((c) => ({ name: `${c.student.name} — ${c.course.title} (${validity(c)})`, value: c.id })),
+		);
+		const one = newest[newest.length - 1];
+		const search = await runListSearch(new LmsCertificates(), 'searchCertificates', options({ filter: one.student.email }));
+		expect(search.results).toContainEqual({ name: `${one.student.name} — ${one.course.title} (${validity(one)})`, value: one.id });
+		for (const result of search.results) expect(String(result.value)).toMatch(new RegExp(LMS_RECORD_KINDS.certificate.pattern));
 	});
 });

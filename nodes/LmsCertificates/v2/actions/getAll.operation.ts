@@ -38,6 +38,15 @@ const properties: INodeProperties[] = [
 			name: 'student',
 			description: 'Only certificates of this student: pick by name, give the ID (usr_…), or the email address',
 		}),
+		{
+			displayName: 'Verification Code',
+			name: 'verificationCode',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. 7HD3PLX9QA2V',
+			description:
+				'Only the certificate carrying this code, as printed on it (letters and digits; case, spaces and dashes are ignored). Use it to check a certificate someone shows you: no item means your organization issued none with that code.',
+		},
 	], FILTERS_DESCRIPTION),
 ];
 
@@ -71,7 +80,26 @@ function expiryWindow(this: IExecuteFunctions, filters: IDataObject, itemIndex: 
 	};
 }
 
+/** The API takes 1–20 letters and digits; what people copy from paper often has spaces or dashes. */
+const VERIFICATION_CODE = /^[A-Za-z0-9]{1,20}$/;
+
+function verificationCode(this: IExecuteFunctions, filters: IDataObject, itemIndex: number): IDataObject {
+	const value = filters.verificationCode;
+	if (value === undefined || value === null || String(value).trim() === '') return {};
+	const code = String(value).replace(/[\s-]/g, '');
+	if (!VERIFICATION_CODE.test(code)) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Verification Code must be the letters and digits printed on the certificate (up to 20, e.g. 7HD3PLX9QA2V), not "${String(value)}"`,
+			{ itemIndex },
+		);
+	}
+	return { verification_code: code };
+}
+
 export const execute = listExecute('/certificates', {
 	locators: { student_id: ['student', 'student'], course_id: ['course', 'course'] },
-	extraQuery: expiryWindow,
+	extraQuery(filters, itemIndex) {
+		return { ...expiryWindow.call(this, filters, itemIndex), ...verificationCode.call(this, filters, itemIndex) };
+	},
 });
