@@ -18,8 +18,9 @@ export interface LoadPlan {
 	users: number;
 	enrollments: number;
 	/**
-	 * Also fill the search index (search_words) as the User model hook would: the e-mail and the
-	 * suffixes of the name from each word ("bench user 42", "user 42", "42").
+	 * Also fill the search index (search_words) as the User and Course model hooks would: the
+	 * e-mail and the suffixes of the name from each word ("bench user 42", "user 42", "42"); with
+	 * enrollments, the courses' titles the same way ("bench course 7", "course 7", "7").
 	 */
 	searchWords?: boolean;
 }
@@ -65,6 +66,15 @@ export async function loadSqlite(file: string, plan: LoadPlan): Promise<void> {
 		const series = `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)`;
 
 		if (plan.enrollments > 0) await sqliteCourses(db, plan.organizationId, ts);
+		if (plan.enrollments > 0 && plan.searchWords) {
+			await sqliteRun(
+				db,
+				`WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM c WHERE n + 1 < ${COURSES}),
+				 w(n, word) AS (SELECT n, 'bench course ' || n FROM c UNION ALL SELECT n, 'course ' || n FROM c UNION ALL SELECT n, CAST(n AS TEXT) FROM c)
+				 INSERT INTO search_words (organization_id, kind, word, record_id) SELECT ?, 'course', word, 'crs_bench' || printf('%02d', n) FROM w`,
+				[plan.organizationId],
+			);
+		}
 		await inBatches(plan.users, 'users', async (from, to) => {
 			await sqliteRun(db, 'BEGIN');
 			await sqliteRun(
@@ -118,6 +128,15 @@ export async function loadPostgres(databaseUrl: string, plan: LoadPlan): Promise
 			 FROM generate_series(0, ${COURSES - 1}) AS n`,
 			[plan.organizationId],
 		);
+		if (plan.enrollments > 0 && plan.searchWords) {
+			await client.query(
+				`INSERT INTO search_words (organization_id, kind, word, record_id)
+				 SELECT $1, 'course', w.word, 'crs_bench' || lpad(n::text, 2, '0')
+				 FROM generate_series(0, ${COURSES - 1}) AS n,
+				      LATERAL (VALUES ('bench course ' || n), ('course ' || n), (n::text)) AS w(word)`,
+				[plan.organizationId],
+			);
+		}
 		await inBatches(plan.users, 'users', async (from, to) => {
 			await client.query(
 				`INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at, external_id, status)

@@ -1,11 +1,12 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search  report  scim
+ *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search  report  scim  pickers
  */
 import { apiOverhead } from './api-overhead';
 import { eventsBench } from './events';
 import { machineInfo } from './lib';
 import { memory } from './memory';
+import { pickersBench } from './pickers';
 import { reportBench } from './report';
 import { returnAllBench } from './return-all';
 import { scale } from './scale';
@@ -27,6 +28,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	search: searchBench,
 	report: reportBench,
 	scim: scimBench,
+	pickers: pickersBench,
 };
 
 async function main(): Promise<void> {

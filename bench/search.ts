@@ -15,7 +15,7 @@ const TARGET_MS = 50;
 const RUNS = settings.runs;
 const REQUESTS_PER_RUN = 5;
 
-interface Probe {
+export interface Probe {
 	name: string;
 	path: string;
 	/** The p50 it is held to; the baseline and the status list are not held to one. */
@@ -36,7 +36,7 @@ const PROBES: Probe[] = [
 	{ name: 'status=deactivated (100,000 match, counted)', path: '/api/v1/users?status=deactivated' },
 ];
 
-async function timeRequest(url: string, key: string): Promise<number> {
+export async function timeRequest(url: string, key: string): Promise<number> {
 	const started = performance.now();
 	const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
 	const body = await res.text();
@@ -45,9 +45,9 @@ async function timeRequest(url: string, key: string): Promise<number> {
 	return elapsed;
 }
 
-async function measure(baseUrl: string, key: string): Promise<Map<string, number>> {
+export async function measure(baseUrl: string, key: string, probes: Probe[] = PROBES): Promise<Map<string, number>> {
 	const results = new Map<string, number>();
-	for (const probe of PROBES) {
+	for (const probe of probes) {
 		for (let i = 0; i < 2; i++) await timeRequest(baseUrl + probe.path, key); // warm caches
 		const runP50s: number[] = [];
 		for (let run = 0; run < RUNS; run++) {
@@ -60,18 +60,18 @@ async function measure(baseUrl: string, key: string): Promise<Map<string, number
 	return results;
 }
 
-async function prepare(databaseUrl: string): Promise<{ organizationId: string; key: string }> {
+export async function prepare(databaseUrl: string, scopes = 'read:users'): Promise<{ organizationId: string; key: string }> {
 	const env = { DATABASE_URL: databaseUrl };
 	await lmsCli(['migrate'], env);
 	const org = JSON.parse(await lmsCli(['orgs', 'create', '--name', 'Bench Corp', '--slug', 'bench', '--plan', 'enterprise', '--json'], env)) as { id: string };
-	const key = JSON.parse(await lmsCli(['keys', 'create', '--org', 'bench', '--label', 'bench', '--scopes', 'read:users', '--json'], env)) as { key: string };
+	const key = JSON.parse(await lmsCli(['keys', 'create', '--org', 'bench', '--label', 'bench', '--scopes', scopes, '--json'], env)) as { key: string };
 	return { organizationId: org.id, key: key.key };
 }
 
-async function serveAndMeasure(databaseUrl: string, key: string): Promise<Map<string, number>> {
+export async function serveAndMeasure(databaseUrl: string, key: string, probes: Probe[] = PROBES): Promise<Map<string, number>> {
 	const server = await startLms({ DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' });
 	try {
-		return await measure(server.baseUrl, key);
+		return await measure(server.baseUrl, key, probes);
 	} finally {
 		await server.stop();
 	}
