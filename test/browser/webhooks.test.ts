@@ -230,6 +230,11 @@ describe.each([
 			for (const action of ['webhook.disabled', 'webhook.enabled']) {
 				expect(await AuditEvent.count({ where: { action, webhookEndpointId: id } })).toBe(1);
 			}
+			// In the audit log the keys page shows, naming the person who did it and the endpoint.
+			await page.goto('/settings/api-keys');
+			const disabledEntry = page.locator('#audit-log tr', { hasText: 'Webhook endpoint disabled' }).filter({ hasText: id });
+			await expect(disabledEntry.textContent()).resolves.toContain(account('acme', 'super_admin').email);
+			await page.goto('/settings/webhooks');
 
 			// Rotate: the new secret once; for 24 h deliveries carry both signatures.
 			hook.answer((_r, res) => res.writeHead(200).end('ok'));
