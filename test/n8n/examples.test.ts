@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { COMPLIANCE_CASES } from './compliance-cases';
-import { N8nHome, LMS, sleep, type N8nServer } from './n8n';
+import { N8nHome, LMS, waitFor, type N8nServer } from './n8n';
 import { SmtpSink } from './smtp';
 
 const EXAMPLES = join(__dirname, '..', '..', 'examples');
@@ -334,7 +334,16 @@ describe('in a running n8n', () => {
 		]);
 
 		const [execution] = await n8n.finishedExecutions(workflowId, 1, 90_000, 'the poll that sees the certificate');
-		await sleep(1000);
+		// The LMS owes no delivery any more (none pending), and the next poll is a minute away: what ran is final.
+		const endpoints = (await api<{ data: Array<{ id: string }> }>('/webhook_endpoints')).data;
+		await waitFor(
+			async () => {
+				const pending = await Promise.all(endpoints.map((e) => api<{ pagination: { total: number } }>(`/webhook_endpoints/${e.id}/deliveries?status=pending&per_page=1`)));
+				return pending.every((list) => list.pagination.total === 0);
+			},
+			15_000,
+			'every delivery settled',
+		);
 		expect(await n8n.executions(workflowId)).toHaveLength(1);
 		expect(await n8n.executions(CASES['completion-to-crm.json'])).toHaveLength(1);
 		expect(crmRecords).toHaveLength(1);
