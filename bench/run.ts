@@ -1,11 +1,12 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search  report  scim  pickers
+ *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers
  */
 import { apiOverhead } from './api-overhead';
 import { eventsBench } from './events';
 import { machineInfo } from './lib';
 import { memory } from './memory';
+import { overdueBench } from './overdue';
 import { pickersBench } from './pickers';
 import { reportBench } from './report';
 import { returnAllBench } from './return-all';
@@ -27,6 +28,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	'sign-in-storm': signInStorm,
 	search: searchBench,
 	report: reportBench,
+	overdue: overdueBench,
 	scim: scimBench,
 	pickers: pickersBench,
 };
