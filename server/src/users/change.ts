@@ -8,6 +8,7 @@ import type { Enrollment } from '../enrollments/model';
 import { withdrawAllOf } from '../enrollments/withdraw-all';
 import { recordEvent } from '../events/record';
 import { User, type Role, type UserStatus } from './model';
+import { END_SESSIONS } from './queries';
 import { serializeUser } from './serialize';
 import {
 	checkEmail,
@@ -148,8 +149,6 @@ async function apply(user: User, asked: Asked, transaction: Transaction): Promis
 	await recordEvent(transaction, { ...event, type: 'user.deactivated', object: serializeUser(user) });
 	return withdrawn;
 }
-
-const END_SESSIONS = 'DELETE FROM sessions WHERE data LIKE $1';
 
 /**
  * Deletes the user's settings-page sessions (connect-session-sequelize keeps the session as

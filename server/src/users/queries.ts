@@ -59,3 +59,6 @@ export async function readUserSummaries(organizationId: string, ids: string[]): 
 		[organizationId, ...ids],
 	);
 }
+
+/** $1: a LIKE pattern of the settings-page sessions' JSON text (users/change.ts endSessions). */
+export const END_SESSIONS = 'DELETE FROM sessions WHERE data LIKE $1';
