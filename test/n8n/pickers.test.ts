@@ -5,7 +5,7 @@
  * versioned node and calls its listSearch method. This is that call, against the real LMS.
  */
 import { startTestServer, type TestServer } from '../helpers/server';
-import { N8nHome, type N8nServer } from './n8n';
+import { N8nHome, workflowFrom, type N8nServer } from './n8n';
 
 const CREDENTIAL = 'lmsRealPickers01';
 
@@ -13,6 +13,18 @@ let lms: TestServer;
 let key: string;
 let home: N8nHome;
 let n8n: N8nServer;
+
+interface Named {
+	id: string;
+	status: string;
+	verification_code?: string;
+	student: { name: string; email: string };
+	course: { title: string };
+}
+
+/** The certificate the check workflow looks up, and the code as a person types it from paper. */
+let checked: Named;
+const CHECK_WORKFLOW = 'lmsRealCertCheck1';
 
 interface Results {
 	results: Array<{ name: string; value: string }>;
@@ -42,6 +54,10 @@ beforeAll(async () => {
 	key = (await lms.createKey('acme', ['read:users', 'read:courses', 'read:enrollments'], 'real n8n pickers')).key;
 	home = await N8nHome.create();
 	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } }]);
+	checked = (await api<{ data: Named[] }>('/certificates?sort=-created_at&expand=student,course&per_page=1')).data[0];
+	const code = checked.verification_code!;
+	const typed = `${code.slice(0, 6).toLowerCase()}-${code.slice(6)}`;
+	await home.importWorkflow(workflowFrom('certificate-check', { CREDENTIAL_ID: CREDENTIAL, TYPED_CODE: typed }));
 	n8n = await home.start();
 }, 600_000);
 
@@ -69,3 +85,31 @@ it('the course picker searches titles', async () => {
 	const found = await pick('lmsCourses', 'parameters.course', 'searchCourses', course.title.split(' ')[0]);
 	expect(found.results).toContainEqual({ name: course.title, value: course.id });
 }, 60_000);
+
+it('the enrollment picker lists "student — course (status)" newest first and searches by student and course', async () => {
+	const words: Record<string, string> = { active: 'in progress', completed: 'completed', withdrawn: 'withdrawn', expired: 'expired' };
+	const label = (e: Named) => `${e.student.name} — ${e.course.title} (${words[e.status]})`;
+	const newest = (await api<{ data: Named[] }>('/enrollments?sort=-created_at&expand=student,course&per_page=50')).data;
+	const opened = await pick('lmsEnrollments', 'parameters.enrollment', 'searchEnrollments');
+	expect(opened.results).toEqual(newest.map((e) => ({ name: label(e), value: e.id })));
+
+	const [latest] = newest;
+	const byStudent = await pick('lmsEnrollments', 'parameters.enrollment', 'searchEnrollments', latest.student.name.split(' ').pop()!.slice(0, 4));
+	expect(byStudent.results[0]).toEqual({ name: label(latest), value: latest.id });
+	const byCourse = await pick('lmsEnrollments', 'parameters.enrollment', 'searchEnrollments', latest.course.title.split(' ')[0]);
+	expect(byCourse.results[0]).toEqual({ name: label(latest), value: latest.id });
+	for (const result of byCourse.results) expect(result.name).toMatch(/^.+ — .+ \((in progress|completed|withdrawn|expired)\)$/);
+}, 60_000);
+
+it('the certificate picker searches by student e-mail, and a verification code typed from paper finds its certificate in a workflow', async () => {
+	const found = await pick('lmsCertificates', 'parameters.certificate', 'searchCertificates', checked.student.email);
+	expect(found.results.map((r) => r.value)).toContain(checked.id);
+	const shown = found.results.find((r) => r.value === checked.id)!;
+	expect(shown.name).toMatch(new RegExp(`^${checked.student.name} — ${checked.course.title} \\((valid|expired)`));
+
+	await n8n.runManually(CHECK_WORKFLOW, 'Start');
+	const [execution] = await n8n.finishedExecutions(CHECK_WORKFLOW, 1, 60_000, 'the certificate check');
+	expect(execution.status).toBe('success');
+	const { student: _student, course: _course, ...certificate } = checked;
+	expect(execution.run.nodes['Certificate by code'].items).toEqual([certificate]);
+}, 120_000);
