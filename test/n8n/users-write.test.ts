@@ -3,41 +3,26 @@
  * Create → Update → Deactivate → Reactivate, each node taking the previous one's items. Each
  * node's output is what the API says of the person at that step, item for item and paired.
  */
-import { startTestServer, type TestServer } from '../helpers/server';
-import { N8nHome, workflowFrom, type WorkflowRun } from './n8n';
+import { lmsWithN8n, workflowFrom, type WorkflowRun } from './n8n';
 
-const CREDENTIAL = 'lmsRealUsersWrCr';
 const PEOPLE = [
 	{ name: 'Ada Writer', email: 'ada@real-n8n-users.example', hr: 'HR-9001' },
 	{ name: 'Grace Writer', email: 'grace@real-n8n-users.example', hr: 'HR-9002' },
 	{ name: 'Linus Writer', email: 'linus@real-n8n-users.example', hr: 'HR-9003' },
 ];
 
-let server: TestServer;
-let key: string;
-let home: N8nHome;
+let lms: Awaited<ReturnType<typeof lmsWithN8n>>;
 let run: WorkflowRun;
-
-async function api(path: string): Promise<Record<string, unknown>> {
-	const response = await fetch(`${server.baseUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` } });
-	if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-	return (await response.json()) as Record<string, unknown>;
-}
+const api = (path: string) => lms.api(path);
 
 beforeAll(async () => {
-	server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-	key = (await server.createKey('acme', ['read:users', 'write:users'], 'users writes')).key;
-	home = await N8nHome.create();
-	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: server.baseUrl, apiKey: key } }]);
-	const workflow = workflowFrom('users-write', { CREDENTIAL_ID: CREDENTIAL, PEOPLE_JSON: JSON.stringify({ people: PEOPLE }) });
-	await home.importWorkflow(workflow);
-	run = await home.execute(String(workflow.id));
+	lms = await lmsWithN8n({ scopes: ['read:users', 'write:users'], credentialId: 'lmsRealUsersWrCr', label: 'users writes' });
+	const workflow = workflowFrom('users-write', { CREDENTIAL_ID: 'lmsRealUsersWrCr', PEOPLE_JSON: JSON.stringify({ people: PEOPLE }) });
+	await lms.home.importWorkflow(workflow);
+	run = await lms.home.execute(String(workflow.id));
 }, 600_000);
 
-afterAll(async () => {
-	home?.remove();
-	await server?.stop();
-});
+afterAll(async () => await lms?.close());
 
 it('runs without an error, every node paired item for item', () => {
 	expect(run.error).toBeUndefined();
