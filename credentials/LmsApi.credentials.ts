@@ -21,6 +21,7 @@ const REFUSALS: Array<[code: string, message: string]> = [
 	['invalid_api_key', 'The API key is not valid. Check that it was copied whole, or ask a Super Admin for a new key in Settings → API Keys.'],
 	['api_key_revoked', 'This API key was revoked and no longer works. Ask a Super Admin to create a new key in Settings → API Keys.'],
 	['api_key_rotated', 'This API key was rotated and replaced by a new one. Use the new key shown when it was rotated.'],
+	['api_key_expired', 'This API key passed the expiry date set when it was created and no longer works. Ask a Super Admin to create a new key in Settings → API Keys.'],
 	['plan_required', 'The REST API is available on the Enterprise plan only. Upgrade the organization to use its API keys.'],
 	['rate_limited', 'The LMS is rate limiting this IP address (100 requests a minute): wait a minute and test again.'],
 	['rate_limit_unavailable', 'The LMS could not answer right now: test again in a minute, or ask its operator.'],

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config';
 import { connect, migrate as applyMigrations, type Database } from './db';
 import { scheduleOverdueSweep } from './enrollments/overdue-sweep';
+import { sweepKeyExpiry } from './api-keys/expiry-sweep';
+import { repeatPasses } from './common/repeat';
 import { schedulePruning } from './events/retention';
 import { createApp } from './http/app';
 import { createLogger } from './http/logging';
@@ -129,6 +131,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 	deliveries.start();
 	// Every instance sweeps passed deadlines; each enrollment.overdue is claimed in the database, so it is told once.
 	const overdue = scheduleOverdueSweep(config.overdueSweepMs, (err) => logger.error({ err }, 'overdue sweep failed'));
+	// On the same beat, the audit log's key expiry entries; each is claimed in the database, so written once.
+	const keyExpiry = repeatPasses(() => sweepKeyExpiry(), config.overdueSweepMs, (err) => logger.error({ err }, 'key expiry sweep failed'));
 
 	let closing: Promise<void> | undefined;
 	const close = () => {
@@ -146,6 +150,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 			clearTimeout(cutOff);
 			await pruning.stop();
 			await overdue.stop();
+			await keyExpiry.stop();
 			await deliveries.stop();
 			await limitStore?.close();
 			await db.close();

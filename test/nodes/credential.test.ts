@@ -50,6 +50,7 @@ describe('credential test', () => {
 		['invalid_api_key', 401, problems.invalidApiKey().detail],
 		['api_key_revoked', 401, problems.apiKeyRevoked().detail],
 		['api_key_rotated', 401, problems.apiKeyRotated().detail],
+		['api_key_expired', 401, problems.apiKeyExpired().detail],
 		['plan_required', 403, problems.planRequired().detail],
 		['rate_limited', 429, 'The LMS is rate limiting this IP address (100 requests a minute): wait a minute and test again.'],
 		['internal_error', 500, 'The LMS could not answer right now: test again in a minute, or ask its operator.'],
@@ -62,7 +63,7 @@ describe('credential test', () => {
 	it("says the LMS's own sentences for a key that cannot work, word for word", () => {
 		// The package cannot import the server, so the rules carry copies: this keeps them equal.
 		const rules = new LmsApi().test.rules!.map((rule) => rule.properties as { value: unknown; message: string });
-		for (const problem of [problems.invalidApiKey(), problems.apiKeyRevoked(), problems.apiKeyRotated(), problems.planRequired()]) {
+		for (const problem of [problems.invalidApiKey(), problems.apiKeyRevoked(), problems.apiKeyRotated(), problems.apiKeyExpired(), problems.planRequired()]) {
 			expect(rules.find((rule) => rule.value === problem.code)?.message).toBe(problem.detail);
 		}
 	});

@@ -88,6 +88,11 @@ describe('error codes become messages that say what to do', () => {
 		],
 		['api_key_rotated', 401, 'The key was rotated: paste the new key into the credential'],
 		[
+			'api_key_expired',
+			401,
+			'The key passed its expiry date: create a new key in Settings → API Keys and paste it into the credential',
+		],
+		[
 			'plan_required',
 			403,
 			"The LMS API needs the Enterprise plan: the key's organization is not on it, so ask your LMS administrator to upgrade",

@@ -120,6 +120,8 @@ function messageFor(failure: LmsHttpFailure, request: LmsRequestSummary): string
 			return 'The key was revoked: create a new key in Settings → API Keys and paste it into the credential';
 		case 'api_key_rotated':
 			return 'The key was rotated: paste the new key into the credential';
+		case 'api_key_expired':
+			return 'The key passed its expiry date: create a new key in Settings → API Keys and paste it into the credential';
 		case 'plan_required':
 			return "The LMS API needs the Enterprise plan: the key's organization is not on it, so ask your LMS administrator to upgrade";
 		case 'insufficient_scope': {

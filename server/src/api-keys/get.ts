@@ -4,7 +4,7 @@ import { database } from '../db';
 import { callerOf } from '../http/auth';
 import { parseQuery } from '../http/validate';
 import { scopeList } from './model';
-import { KEY_DESCRIPTION, type KeyDescriptionRow } from './queries';
+import { keyDescription, type KeyDescriptionRow } from './queries';
 import { AuthError } from './service';
 
 /**
@@ -16,13 +16,16 @@ import { AuthError } from './service';
 export const getCurrentKey: RequestHandler = async (req, res) => {
 	const caller = callerOf(res);
 	parseQuery({}, req.query);
-	const [row] = await database().rows<KeyDescriptionRow>(KEY_DESCRIPTION, [caller.apiKey.id]);
+	const db = database();
+	const [row] = await db.rows<KeyDescriptionRow>(keyDescription(db), [caller.apiKey.id]);
 	// The key authenticated a moment ago; only its organization's removal since then leaves no row.
 	if (!row) throw new AuthError('invalid_api_key');
 	res.json({
 		id: row.id,
 		label: row.label,
 		scopes: scopeList(row.scopes),
+		// Only when the key has one (issue 30): a client can plan the switch before the date.
+		...(row.expiresAt === null ? {} : { expires_at: new Date(row.expiresAt).toISOString() }),
 		organization: { id: row.organizationId, name: row.organizationName, slug: row.organizationSlug },
 	});
 };

@@ -31,11 +31,22 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 	declare revokedAt: CreationOptional<Date | null>;
 	declare revokedBy: CreationOptional<string | null>;
 	declare replacedBy: CreationOptional<string | null>;
+	/** Chosen at creation, kept through rotations; null: the key never expires. */
+	declare expiresAt: CreationOptional<Date | null>;
+	/** When the "expires within 7 days" audit entry was written (once per key). */
+	declare expiryRemindedAt: CreationOptional<Date | null>;
+	/** When the "expired" audit entry was written (once per key). */
+	declare expiryRecordedAt: CreationOptional<Date | null>;
 	declare createdAt: CreationOptional<Date>;
 	declare updatedAt: CreationOptional<Date>;
 
 	get scopeList(): NonAttribute<Scope[]> {
 		return scopeList(this.scopes);
+	}
+
+	/** An active key past its expiry date: refused like a revoked one, though its status stays. */
+	isExpired(now = new Date()): NonAttribute<boolean> {
+		return this.expiresAt !== null && this.expiresAt !== undefined && this.expiresAt.getTime() <= now.getTime();
 	}
 
 	static initModel(sequelize: Sequelize): void {
@@ -58,6 +69,9 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 				revokedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				revokedBy: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
 				replacedBy: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
+				expiresAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				expiryRemindedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				expiryRecordedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				createdAt: DataTypes.DATE,
 				updatedAt: DataTypes.DATE,
 			},
@@ -70,6 +84,8 @@ export const AUDIT_ACTIONS = [
 	'key.created',
 	'key.rotated',
 	'key.revoked',
+	'key.expiring',
+	'key.expired',
 	'webhook.created',
 	'webhook.deleted',
 	'webhook.rotated',
@@ -87,7 +103,7 @@ export class AuditEvent extends Model<InferAttributes<AuditEvent>, InferCreation
 	declare apiKeyId: string;
 	/** For `webhook.*`: the endpoint concerned. */
 	declare webhookEndpointId: CreationOptional<string | null>;
-	/** A user id, `cli` for the operator's console, or a key id (a webhook created through the API). */
+	/** A user id, `cli` for the operator's console, a key id (a webhook created through the API), or `system` (expiry). */
 	declare actor: string;
 	/** What a person reads in the log: the user's email, or `cli`. */
 	declare actorName: string;

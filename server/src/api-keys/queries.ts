@@ -9,6 +9,8 @@ export interface KeyLookupRow {
 	scopes: string;
 	/** ISO 8601. */
 	lastUsedAt: string | null;
+	/** ISO 8601; null: never expires. */
+	expiresAt: string | null;
 	/** null when the organization is gone. */
 	organizationId: string | null;
 	plan: Plan | null;
@@ -20,6 +22,7 @@ export interface KeyLookupRow {
  */
 export const keyLookup = (db: Database) =>
 	`SELECT k.id AS "id", k.status AS "status", k.scopes AS "scopes", ${db.isoText('k.last_used_at')} AS "lastUsedAt", ` +
+	`${db.isoText('k.expires_at')} AS "expiresAt", ` +
 	'o.id AS "organizationId", o.plan AS "plan" ' +
 	'FROM api_keys k LEFT JOIN organizations o ON o.id = k.organization_id WHERE k.key_hash = $1';
 
@@ -28,12 +31,14 @@ export interface KeyDescriptionRow {
 	id: string;
 	label: string;
 	scopes: string;
+	/** ISO 8601; null: never expires. */
+	expiresAt: string | null;
 	organizationId: string;
 	organizationName: string;
 	organizationSlug: string;
 }
 
-export const KEY_DESCRIPTION =
-	'SELECT k.id AS "id", k.label AS "label", k.scopes AS "scopes", ' +
+export const keyDescription = (db: Database) =>
+	`SELECT k.id AS "id", k.label AS "label", k.scopes AS "scopes", ${db.isoText('k.expires_at')} AS "expiresAt", ` +
 	'o.id AS "organizationId", o.name AS "organizationName", o.slug AS "organizationSlug" ' +
 	'FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $1';

@@ -2,6 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 
 import { RuleError } from '../common/rule-error';
 import { controlCharactersRefused, hasControlCharacters } from '../common/text';
+import { isDateTime } from '../common/time';
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Organization, type Plan } from '../organizations/model';
@@ -18,7 +19,12 @@ import { disableEndpointsOfKey, handEndpointsTo, type OwnedEndpoint } from '../w
  */
 
 /** Who acts: a person on the settings page, the operator's console, or an API key (webhooks through the API). */
-export type Actor = { kind: 'user'; id: string; name: string } | { kind: 'cli' } | { kind: 'key'; id: string; name: string };
+export type Actor =
+	| { kind: 'user'; id: string; name: string }
+	| { kind: 'cli' }
+	| { kind: 'key'; id: string; name: string }
+	/** The server itself: a key's expiry reminders (expiry-sweep.ts). */
+	| { kind: 'system' };
 export interface Origin {
 	ip?: string | null;
 	userAgent?: string | null;
@@ -29,16 +35,18 @@ export type KeyRuleCode =
 	| 'plan_required'
 	| 'invalid_label'
 	| 'invalid_scopes'
+	| 'invalid_expiry'
 	| 'key_not_found'
 	| 'key_not_active';
 
 /** Why a bearer token does not authenticate anyone. */
-export type AuthErrorCode = 'invalid_api_key' | 'api_key_revoked' | 'api_key_rotated';
+export type AuthErrorCode = 'invalid_api_key' | 'api_key_revoked' | 'api_key_rotated' | 'api_key_expired';
 
 const AUTH_MESSAGES: Record<AuthErrorCode, string> = {
 	invalid_api_key: 'The API key is not valid.',
 	api_key_revoked: 'The API key was revoked.',
 	api_key_rotated: 'The API key was rotated and replaced by a new one.',
+	api_key_expired: 'The API key passed its expiry date.',
 };
 
 /** A token that names no usable key: the shared RuleError, with the authentication codes. */
@@ -94,6 +102,46 @@ export function normaliseScopes(scopes: unknown): Scope[] {
 	return chosen;
 }
 
+const DAY_MS = 86_400_000;
+/** Far enough for any planned hand-over; further than this is a typo (a year 20260) more often than a plan. */
+const MAX_EXPIRY_DAYS = 3650;
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * An optional expiry (issue 30): nothing (never expires), a number of days from now (`30`), a
+ * date (`2026-12-31`: midnight UTC at the start of that day, when the key stops), or an ISO 8601
+ * date-time with its offset. It must lie in the future and within 10 years.
+ */
+export function parseExpiry(value: unknown, now = new Date()): Date | null {
+	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return null;
+	if (typeof value !== 'string' && typeof value !== 'number') {
+		throw new KeyRuleError('invalid_expiry', 'Give the expiry as a number of days or a date.');
+	}
+	const text = String(value).trim();
+	const refuse = (why: string) =>
+		new KeyRuleError('invalid_expiry', `${why} Give a number of days (1–${MAX_EXPIRY_DAYS}), a date such as 2026-12-31, or a date-time such as 2026-12-31T17:00:00Z; or leave it empty for a key that never expires.`);
+	let at: Date;
+	if (/^\d+$/.test(text)) {
+		const days = Number(text);
+		if (days < 1 || days > MAX_EXPIRY_DAYS) throw refuse(`${text} days is out of range.`);
+		at = new Date(now.getTime() + days * DAY_MS);
+	} else {
+		const day = DATE_ONLY.exec(text);
+		if (day) {
+			const [year, month, date] = day.slice(1).map(Number);
+			at = new Date(Date.UTC(year, month - 1, date));
+			if (at.getUTCMonth() !== month - 1 || at.getUTCDate() !== date) throw refuse(`${text} is not a date that exists.`);
+		} else if (isDateTime(text)) {
+			at = new Date(text);
+		} else {
+			throw refuse(`The expiry ${JSON.stringify(text.slice(0, 40))} is not a date.`);
+		}
+		if (at.getTime() <= now.getTime()) throw refuse(`The expiry ${text} is not in the future.`);
+		if (at.getTime() > now.getTime() + MAX_EXPIRY_DAYS * DAY_MS) throw refuse(`The expiry ${text} is more than 10 years away.`);
+	}
+	return at;
+}
+
 async function organizationWithApiAccess(organizationId: string, transaction?: Transaction): Promise<Organization> {
 	const org = await Organization.findByPk(organizationId, { transaction });
 	if (!org) throw new KeyRuleError('organization_not_found', 'No such organization.');
@@ -120,8 +168,8 @@ export async function writeAudit(
 			action: entry.action,
 			apiKeyId: entry.apiKeyId,
 			webhookEndpointId: entry.webhookEndpointId ?? null,
-			actor: actor.kind === 'cli' ? 'cli' : actor.id,
-			actorName: actor.kind === 'cli' ? 'cli' : actor.name,
+			actor: actorId(actor),
+			actorName: actor.kind === 'cli' || actor.kind === 'system' ? actor.kind : actor.name,
 			ip: origin.ip ?? null,
 			userAgent: origin.userAgent?.slice(0, 300) ?? null,
 		},
@@ -134,13 +182,14 @@ function audit(action: AuditAction, apiKey: ApiKey, actor: Actor, origin: Origin
 }
 
 function actorId(actor: Actor): string {
-	return actor.kind === 'cli' ? 'cli' : actor.id;
+	return actor.kind === 'cli' || actor.kind === 'system' ? actor.kind : actor.id;
 }
 
 async function insertKey(
 	organizationId: string,
 	label: string,
 	scopes: Scope[],
+	expiresAt: Date | null,
 	actor: Actor,
 	transaction: Transaction,
 ): Promise<IssuedKey> {
@@ -150,6 +199,7 @@ async function insertKey(
 			organizationId,
 			label,
 			scopes: scopes.join(' '),
+			expiresAt,
 			keyHash: hashKey(secret),
 			masked: maskKey(secret),
 			createdBy: actorId(actor),
@@ -163,14 +213,17 @@ export async function createKey(input: {
 	organizationId: string;
 	label: unknown;
 	scopes: unknown;
+	/** Optional: an ISO 8601 date or date-time in the future, or a number of days from now (expiry.ts). */
+	expires?: unknown;
 	actor: Actor;
 	origin?: Origin;
 }): Promise<IssuedKey> {
 	const label = normaliseLabel(input.label);
 	const scopes = normaliseScopes(input.scopes);
+	const expiresAt = parseExpiry(input.expires);
 	return writeTransaction(database(), async (transaction) => {
 		await organizationWithApiAccess(input.organizationId, transaction);
-		const issued = await insertKey(input.organizationId, label, scopes, input.actor, transaction);
+		const issued = await insertKey(input.organizationId, label, scopes, expiresAt, input.actor, transaction);
 		await audit('key.created', issued.apiKey, input.actor, input.origin ?? {}, transaction);
 		return issued;
 	});
@@ -211,7 +264,7 @@ async function claimActive(
 }
 
 /**
- * Replaces a key: a new secret with the same label and scopes; the old one fails from the
+ * Replaces a key: a new secret with the same label, scopes and expiry date; the old one fails from the
  * moment this transaction commits. There is deliberately no grace period.
  */
 export async function rotateKey(input: {
@@ -222,9 +275,14 @@ export async function rotateKey(input: {
 }): Promise<IssuedKey> {
 	return writeTransaction(database(), async (transaction) => {
 		const old = await activeKey(input.keyId, input.organizationId, transaction);
+		// Its replacement would be born expired: a new key (with a new date) is what is needed.
+		if (old.isExpired()) {
+			throw new KeyRuleError('key_not_active', `The key ${old.label} expired on ${old.expiresAt!.toISOString()}: create a new key instead of rotating it.`);
+		}
 		await organizationWithApiAccess(old.organizationId, transaction);
 		await claimActive(old, { status: 'rotated' }, transaction);
-		const issued = await insertKey(old.organizationId, old.label, old.scopeList, input.actor, transaction);
+		// The expiry date goes with label and scopes: a rotation changes the secret, not the key's lifetime.
+		const issued = await insertKey(old.organizationId, old.label, old.scopeList, old.expiresAt, input.actor, transaction);
 		await old.update({ replacedBy: issued.apiKey.id }, { transaction });
 		// Its webhook endpoints keep going under the new key (SPEC §19).
 		const movedEndpoints = await handEndpointsTo(old.id, issued.apiKey.id, transaction);
@@ -289,6 +347,7 @@ export async function authenticate(token: string): Promise<Caller> {
 	if (row === undefined) throw new AuthError('invalid_api_key');
 	if (row.status === 'revoked') throw new AuthError('api_key_revoked');
 	if (row.status === 'rotated') throw new AuthError('api_key_rotated');
+	if (row.expiresAt !== null && new Date(row.expiresAt).getTime() <= Date.now()) throw new AuthError('api_key_expired');
 	if (row.organizationId === null || row.plan === null) throw new AuthError('invalid_api_key');
 	const apiKey = { id: row.id, scopeList: scopeList(row.scopes), lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt) };
 	touchLastUsed(apiKey);
@@ -323,6 +382,8 @@ export function keyJson(apiKey: ApiKey, secret?: string) {
 		status: apiKey.status,
 		masked: apiKey.masked,
 		created_at: apiKey.createdAt.toISOString(),
+		// Only on keys that have one, so the documented shape of the others stays exactly as it was.
+		...(apiKey.expiresAt ? { expires_at: apiKey.expiresAt.toISOString() } : {}),
 		...(secret ? { key: secret } : {}),
 	};
 }

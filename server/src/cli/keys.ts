@@ -16,6 +16,11 @@ function describe(apiKey: ApiKey): string {
 	return `${apiKey.id} "${apiKey.label}" (${apiKey.scopeList.join(', ')})`;
 }
 
+/** For people: an active key past its date reads "expired" (its stored status stays active). */
+function statusOf(apiKey: ApiKey): string {
+	return apiKey.status === 'active' && apiKey.isExpired() ? 'expired' : apiKey.status;
+}
+
 /** A new key, shown once: as JSON, or as a headline about it followed by the secret. */
 function printIssued({ apiKey, secret }: IssuedKey, json: boolean | undefined, headline: string): void {
 	if (json) return printJson(keyJson(apiKey, secret));
@@ -31,17 +36,20 @@ export function registerKeys(program: Command): void {
 		.requiredOption('--org <slug>', 'organization slug (Enterprise plan)')
 		.option('--label <label>', 'a name for the key, 1–100 characters')
 		.option('--scopes <list>', 'comma-separated: read:users,read:courses,read:enrollments,write:enrollments,manage:webhooks,write:users')
+		.option('--expires <when>', 'optional: days from now (30), a date (2026-12-31, from midnight UTC) or an ISO 8601 date-time; default never')
 		.option('--json', 'print the key as JSON')
-		.action((opts: { org: string; label?: string; scopes?: string; json?: boolean }) =>
+		.action((opts: { org: string; label?: string; scopes?: string; expires?: string; json?: boolean }) =>
 			withDatabase(async () => {
 				const organization = await findOrganization(opts.org);
 				const issued = await createKey({
 					organizationId: organization.id,
 					label: opts.label,
 					scopes: splitScopes(opts.scopes),
+					expires: opts.expires,
 					actor,
 				});
-				printIssued(issued, opts.json, `Created API key ${describe(issued.apiKey)} for ${organization.slug}.`);
+				const until = issued.apiKey.expiresAt ? ` It expires at ${issued.apiKey.expiresAt.toISOString()}.` : '';
+				printIssued(issued, opts.json, `Created API key ${describe(issued.apiKey)} for ${organization.slug}.${until}`);
 			}),
 		);
 
@@ -56,16 +64,19 @@ export function registerKeys(program: Command): void {
 				const list = await listKeys(organization.id);
 				if (opts.json) return printJson(list.map((k) => keyJson(k)));
 				if (list.length === 0) return printLines(`${organization.slug} has no API keys.`);
+				// The EXPIRES column only when a key has a date: the table stays as it was for everyone else.
+				const withExpiry = list.some((k) => k.expiresAt !== null);
 				printTable(
-					['ID', 'LABEL', 'SCOPES', 'STATUS', 'KEY', 'CREATED', 'LAST USED'],
+					['ID', 'LABEL', 'SCOPES', 'STATUS', 'KEY', 'CREATED', 'LAST USED', ...(withExpiry ? ['EXPIRES'] : [])],
 					list.map((k) => [
 						k.id,
 						k.label,
 						k.scopeList.join(','),
-						k.status,
+						statusOf(k),
 						k.masked,
 						k.createdAt.toISOString(),
 						k.lastUsedAt?.toISOString() ?? 'never',
+						...(withExpiry ? [k.expiresAt?.toISOString() ?? 'never'] : []),
 					]),
 				);
 			}),
@@ -73,7 +84,7 @@ export function registerKeys(program: Command): void {
 
 	keys
 		.command('show')
-		.description('show one key (masked): label, scopes, status, when it was created and last used')
+		.description('show one key (masked): label, scopes, status, when it was created, expires and was last used')
 		.argument('<id>', 'key id (key_…)')
 		.option('--json', 'print the key as JSON')
 		.action((id: string, opts: { json?: boolean }) =>
@@ -84,9 +95,10 @@ export function registerKeys(program: Command): void {
 					`${apiKey.id} "${apiKey.label}"`,
 					`  key:        ${apiKey.masked}`,
 					`  scopes:     ${apiKey.scopeList.join(', ')}`,
-					`  status:     ${apiKey.status}${apiKey.replacedBy ? ` (replaced by ${apiKey.replacedBy})` : ''}`,
+					`  status:     ${statusOf(apiKey)}${apiKey.replacedBy ? ` (replaced by ${apiKey.replacedBy})` : ''}`,
 					`  created:    ${apiKey.createdAt.toISOString()}`,
 					`  last used:  ${apiKey.lastUsedAt?.toISOString() ?? 'never'}`,
+					...(apiKey.expiresAt ? [`  expires:    ${apiKey.expiresAt.toISOString()}`] : []),
 				);
 			}),
 		);

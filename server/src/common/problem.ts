@@ -93,6 +93,14 @@ export const problems = {
 			detail: 'This API key was rotated and replaced by a new one. Use the new key shown when it was rotated.',
 			headers: { 'WWW-Authenticate': INVALID_TOKEN },
 		}),
+	apiKeyExpired: () =>
+		new Problem({
+			status: 401,
+			code: 'api_key_expired',
+			title: 'API key expired',
+			detail: 'This API key passed the expiry date set when it was created and no longer works. Ask a Super Admin to create a new key in Settings → API Keys.',
+			headers: { 'WWW-Authenticate': INVALID_TOKEN },
+		}),
 	planRequired: () =>
 		new Problem({
 			status: 403,

@@ -18,6 +18,7 @@ import * as webhookOwners from './migrations/0015-webhook-owners-and-sealed-secr
 import * as signInClientsAndDevices from './migrations/0017-sign-in-clients-and-devices';
 import * as webhookDeliveryExchanges from './migrations/0018-webhook-delivery-exchanges';
 import * as reportCounters from './migrations/0019-report-counters';
+import * as apiKeyExpiry from './migrations/0020-api-key-expiry';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -42,6 +43,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0017-sign-in-clients-and-devices', signInClientsAndDevices],
 	['0018-webhook-delivery-exchanges', webhookDeliveryExchanges],
 	['0019-report-counters', reportCounters],
+	['0020-api-key-expiry', apiKeyExpiry],
 ];
 
 /** Where umzug records the migrations applied. */

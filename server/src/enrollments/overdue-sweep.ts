@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 
+import { repeatPasses } from '../common/repeat';
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Enrollment } from './model';
@@ -44,25 +45,5 @@ export async function sweepOverdue(now = new Date()): Promise<number> {
 
 /** Sweeps now, then every `everyMs` (OVERDUE_SWEEP_MS) until stopped; a failure is logged and the next pass retries. */
 export function scheduleOverdueSweep(everyMs: number, onError: (err: unknown) => void): { stop(): Promise<void> } {
-	let stopped = false;
-	let timer: NodeJS.Timeout | undefined;
-	let running: Promise<void> = Promise.resolve();
-	const pass = () => {
-		running = sweepOverdue()
-			.then(() => undefined, onError)
-			.then(() => {
-				if (stopped) return;
-				// The next pass starts after this one ends: passes never overlap, however long one takes.
-				timer = setTimeout(pass, everyMs);
-				timer.unref();
-			});
-	};
-	pass();
-	return {
-		async stop() {
-			stopped = true;
-			clearTimeout(timer);
-			await running;
-		},
-	};
+	return repeatPasses(() => sweepOverdue(), everyMs, onError);
 }

@@ -37,6 +37,7 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 	invalid_api_key: () => problems.invalidApiKey(),
 	api_key_revoked: () => problems.apiKeyRevoked(),
 	api_key_rotated: () => problems.apiKeyRotated(),
+	api_key_expired: () => problems.apiKeyExpired(),
 
 	// A record named in the path that the caller cannot see.
 	not_found: (err) => problems.notFound(text(err, 'what')),

@@ -2,6 +2,9 @@ import Joi from 'joi';
 
 import { ID_PATTERNS, type IdKind } from '../common/id-shapes';
 import { clip, problems, type FieldError } from '../common/problem';
+import { isDateTime } from '../common/time';
+
+export { isDateTime };
 
 /**
  * Joi does the checking; this module turns its findings into the API's `errors[]` entries
@@ -247,22 +250,6 @@ const ID_NAMES: Record<IdKind, string> = {
 /** A filter holding one resource id, checked for shape before any query. */
 export function idParam(kind: IdKind): Joi.StringSchema {
 	return Joi.string().pattern(ID_PATTERNS[kind], ID_NAMES[kind]);
-}
-
-/**
- * An ISO 8601 date-time with its offset (`2026-05-01T00:00:00Z`, `…+02:00`, optional fraction),
- * naming a day and time that exist. A bare date or a time without offset is refused: which
- * instant it means would be a guess.
- */
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/i;
-
-export function isDateTime(value: string): boolean {
-	const m = DATE_TIME.exec(value);
-	if (!m) return false;
-	const [year, month, day, hour, minute, second = 0] = m.slice(1, 7).map((part) => Number(part ?? 0));
-	const inMonth = new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
-	const offsetOk = m[8] === undefined || (Number(m[8]) <= 23 && Number(m[9]) <= 59);
-	return month >= 1 && month <= 12 && inMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetOk && !Number.isNaN(Date.parse(value));
 }
 
 /** A query parameter or body field holding such a date-time (still a string: callers make the Date). */

@@ -46,7 +46,7 @@ function problem(description: string, status: number, codes: string[], headers: 
 
 const responses = {
 	InvalidRequest: problem('A query parameter or body field is wrong; `errors` names each one.', 400, ['invalid_request']),
-	Unauthorized: problem('No key, or the key is not usable.', 401, ['missing_api_key', 'invalid_api_key', 'api_key_revoked', 'api_key_rotated'], bearerChallenge(true)),
+	Unauthorized: problem('No key, or the key is not usable.', 401, ['missing_api_key', 'invalid_api_key', 'api_key_revoked', 'api_key_rotated', 'api_key_expired'], bearerChallenge(true)),
 	Forbidden: problem('The organization is not on Enterprise, or the key lacks the scope.', 403, ['plan_required', 'insufficient_scope'], {
 		...bearerChallenge(false),
 		'X-OAuth-Scopes': { description: 'The scopes the key holds.', schema: { type: 'string' } },

@@ -242,6 +242,15 @@ export const ApiKey = record(
 	},
 	'The calling API key, never its secret.',
 );
+// Only on a key created with an expiry date, hence outside `required`.
+ApiKey.properties = {
+	...ApiKey.properties,
+	expires_at: {
+		type: 'string',
+		format: 'date-time',
+		description: 'When the key stops working (401 api_key_expired), if it was created with an expiry date; absent for a key that never expires.',
+	},
+};
 
 export const FeedHead = record(
 	{

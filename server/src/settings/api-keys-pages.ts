@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 
+import { EXPIRY_REMINDER_DAYS, expiresSoon, sweepKeyExpiry } from '../api-keys/expiry-sweep';
 import { ApiKey, SCOPES } from '../api-keys/model';
 import {
 	createKey,
@@ -30,6 +31,7 @@ const RULE_STATUS: Record<KeyRuleCode, number> = {
 	plan_required: 403,
 	invalid_label: 422,
 	invalid_scopes: 422,
+	invalid_expiry: 422,
 	key_not_found: 404,
 	key_not_active: 409,
 };
@@ -38,6 +40,8 @@ const ACTION_WORDS: Record<string, string> = {
 	'key.created': 'Created',
 	'key.rotated': 'Rotated',
 	'key.revoked': 'Revoked',
+	'key.expiring': `Expires within ${EXPIRY_REMINDER_DAYS} days`,
+	'key.expired': 'Expired',
 	'webhook.created': 'Webhook endpoint created',
 	'webhook.rotated': 'Webhook signing secret rotated',
 	'webhook.deleted': 'Webhook endpoint deleted',
@@ -72,14 +76,17 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	async function renderKeysPage(
 		req: Request,
 		res: Response,
-		form: { label?: string; scopes?: string[]; error?: string } = {},
+		form: { label?: string; scopes?: string[]; expires?: string; error?: string } = {},
 		status = 200,
 	): Promise<void> {
 		const viewer = viewerOf(res);
 		const organizationId = viewer.organization.id;
+		// The audit log below is current when a person reads it, whenever the background sweep last ran.
+		await sweepKeyExpiry();
+		const now = new Date();
 		const [keys, events] = await Promise.all([listKeys(organizationId), listAuditEvents(organizationId, AUDIT_ROWS)]);
 		const people = new Map<string, string>();
-		const userIds = [...new Set([...keys.map((k) => k.createdBy), ...events.map((e) => e.actor)])].filter((id) => id !== 'cli');
+		const userIds = [...new Set([...keys.map((k) => k.createdBy), ...events.map((e) => e.actor)])].filter((id) => id !== 'cli' && id !== 'system');
 		if (userIds.length > 0) {
 			const users = await User.findAll({ where: { id: userIds, organizationId }, attributes: ['id', 'name'] });
 			for (const u of users) people.set(u.id, u.name);
@@ -94,6 +101,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 		// Through the API the actor is a key: named by its label, as in the keys list.
 		const keyActor = (id: string) => (byId.has(id) ? `API key ${byId.get(id)!.label}` : undefined);
 		const personName = (id: string) => (id === 'cli' ? 'Command line' : (people.get(id) ?? 'A former user'));
+		const machineActor = (id: string) => (id === 'cli' ? 'Command line' : id === 'system' ? 'The server' : undefined);
 
 		await views.render(
 			req,
@@ -112,14 +120,23 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 					lastUsedAt: k.lastUsedAt,
 					revokedAt: k.revokedAt,
 					replacedBy: k.replacedBy ? byId.get(k.replacedBy)?.masked : undefined,
+					expiresAt: k.expiresAt,
+					expired: k.status === 'active' && k.isExpired(now),
 				})),
+				// Active keys near or past their date: the page says so above everything else.
+				reminders: keys
+					.filter((k) => expiresSoon(k, now))
+					.map((k) => ({ id: k.id, label: k.label, masked: k.masked, expiresAt: k.expiresAt, expired: k.isExpired(now) })),
+				reminderDays: EXPIRY_REMINDER_DAYS,
+				// Tomorrow, UTC: the earliest date the form accepts.
+				minExpiryDate: new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10),
 				events: events.map((e) => {
 					const key: ApiKey | undefined = byId.get(e.apiKeyId);
 					const byKey = keyActor(e.actor);
 					return {
 						at: e.createdAt,
-						who: e.actor === 'cli' ? 'Command line' : (byKey ?? people.get(e.actor) ?? e.actorName),
-						whoDetail: e.actor === 'cli' || byKey ? '' : e.actorName,
+						who: machineActor(e.actor) ?? byKey ?? people.get(e.actor) ?? e.actorName,
+						whoDetail: machineActor(e.actor) || byKey ? '' : e.actorName,
 						action: ACTION_WORDS[e.action] ?? e.action,
 						endpoint: e.webhookEndpointId ? { id: e.webhookEndpointId, url: endpointUrls.get(e.webhookEndpointId) ?? '' } : undefined,
 						keyLabel: key?.label ?? e.apiKeyId,
@@ -127,14 +144,14 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 						ip: e.ip ?? '',
 					};
 				}),
-				form: { label: form.label ?? '', scopes: form.scopes ?? [], error: form.error },
+				form: { label: form.label ?? '', scopes: form.scopes ?? [], expires: form.expires ?? '', error: form.error },
 			},
 			status,
 		);
 	}
 
 	/** A rule the service refused: shown on the keys page in the person's terms. */
-	async function refused(req: Request, res: Response, err: unknown, form: { label?: string; scopes?: string[] } = {}) {
+	async function refused(req: Request, res: Response, err: unknown, form: { label?: string; scopes?: string[]; expires?: string } = {}) {
 		if (!(err instanceof KeyRuleError)) throw err;
 		if (err.code === 'key_not_found') return views.render(req, res, 'not-found.njk', {}, 404);
 		await renderKeysPage(req, res, { ...form, error: err.message }, RULE_STATUS[err.code]);
@@ -168,17 +185,19 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 		const label = typeof body.label === 'string' ? body.label : '';
 		const rawScopes = body.scopes;
 		const scopes = (Array.isArray(rawScopes) ? rawScopes : [rawScopes]).filter((s): s is string => typeof s === 'string');
+		const expires = typeof body.expires === 'string' ? body.expires : '';
 		try {
 			const { apiKey, secret } = await createKey({
 				organizationId: viewerOf(res).organization.id,
 				label,
 				scopes,
+				expires,
 				actor: actorOf(res),
 				origin: originOf(req),
 			});
 			await showOnce(req, res, { apiKey, secret }, 'created');
 		} catch (err) {
-			await refused(req, res, err, { label, scopes });
+			await refused(req, res, err, { label, scopes, expires });
 		}
 	});
 
@@ -205,13 +224,17 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 			req.session.notice = { kind: 'error', text: `The key ${key.label} is already ${key.status}.` };
 			return redirectAfterSave(req, res, BASE);
 		}
+		if (action === 'rotate' && key.isExpired()) {
+			req.session.notice = { kind: 'error', text: `The key ${key.label} has expired: create a new key instead of rotating it, then revoke this one.` };
+			return redirectAfterSave(req, res, BASE);
+		}
 		const viewer = viewerOf(res);
 		if (action === 'rotate' && !viewer.hasApi) {
 			return renderKeysPage(req, res, {}, 403);
 		}
 		await views.render(req, res, 'confirm.njk', {
 			action,
-			key: { id: key.id, label: key.label, masked: key.masked, scopes: key.scopeList },
+			key: { id: key.id, label: key.label, masked: key.masked, scopes: key.scopeList, expiresAt: key.expiresAt },
 			// Rotating hands them to the new key, revoking disables them (SPEC §19): say which.
 			endpoints: await endpointsOfKey(key.id),
 		});

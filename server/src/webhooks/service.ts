@@ -87,7 +87,7 @@ export async function createEndpoint(input: {
 				description: input.description ?? null,
 				secret: sealed,
 				apiKeyId: input.apiKeyId,
-				createdBy: input.actor.kind === 'cli' ? 'cli' : input.actor.id,
+				createdBy: input.actor.kind === 'cli' || input.actor.kind === 'system' ? input.actor.kind : input.actor.id,
 				createdIp: origin.ip ?? null,
 			},
 			{ transaction },
