@@ -7,6 +7,7 @@ import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import type { User } from '../users/model';
 import { SignInAttempt } from './model';
+import { LOCK_KEY } from './queries';
 
 /**
  * SPEC §14: at most 10 failed sign-ins per account in 15 minutes, whatever the IP, and at most
@@ -68,8 +69,6 @@ export interface SignInOrigin {
 export function signInClient(ip: string): string {
 	return ipKeyGenerator(ip).slice(0, 64);
 }
-
-const LOCK_KEY = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 
 /** Serialises the counting of one key (account, IP, device) across instances (SQLite's IMMEDIATE transaction already does). */
 async function lock(transaction: Transaction, keys: string[]): Promise<void> {
