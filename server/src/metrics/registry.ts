@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 import { database } from '../db';
 import { oldestUnserved } from '../events/feed';
+import { PENDING_DELIVERIES } from './queries';
 
 /**
  * What GET /metrics shows (SPEC §19), one registry per process. Counters are counted where the
@@ -45,9 +46,7 @@ export const webhookDeliveries = new Counter({
 /** The pending deliveries and the oldest due one, read once per scrape for both gauges. */
 async function pendingDeliveries(): Promise<{ pending: number; oldestDue: Date | null }> {
 	const db = database();
-	const [row] = await db.rows<{ pending: number | string; oldest: string | null }>(
-		`SELECT COUNT(*) AS pending, ${db.isoText('MIN(next_attempt_at)')} AS oldest FROM webhook_deliveries WHERE status = 'pending'`,
-	);
+	const [row] = await db.rows<{ pending: number | string; oldest: string | null }>(PENDING_DELIVERIES(db));
 	return { pending: Number(row?.pending ?? 0), oldestDue: row?.oldest ? new Date(row.oldest) : null };
 }
 
