@@ -1,4 +1,4 @@
-import { AuditEvent } from '../../server/src/api-keys/model';
+import { ApiKey, AuditEvent } from '../../server/src/api-keys/model';
 import { revokeKey } from '../../server/src/api-keys/service';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { createUser } from '../../server/src/users/service';
@@ -131,6 +131,21 @@ test('revoking the key disables its endpoints (the confirmation page says which)
 	expect(request).toBeDefined();
 	expect(await WebhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(0);
 	await WebhookEndpoint.destroy({ where: { id: [endpoint.id, kept.id] } });
+});
+
+test('an endpoint whose key has passed its expiry date is sent nothing, as for a revoked key', async () => {
+	const key = await server.createKey('acme', SCOPES, 'to expire');
+	const endpoint = await subscribe(key.key);
+	await ApiKey.update({ expiresAt: new Date(Date.now() - 1000) }, { where: { id: key.id } });
+	await newUser();
+	// The attempt ends without a send: recorded failed, saying why; the receiver got nothing.
+	const delivery = await waitUntil(async () => {
+		const row = await WebhookDelivery.findOne({ where: { endpointId: endpoint.id } });
+		return row?.status === 'failed' && row;
+	}, { what: 'the delivery to end' });
+	expect(delivery.lastError).toBe("the endpoint's API key is no longer active");
+	expect(receiver.received).toHaveLength(0);
+	await WebhookEndpoint.destroy({ where: { id: endpoint.id } });
 });
 
 test('rotating the key hands its endpoints to the new key, and the pages say which', async () => {

@@ -160,9 +160,13 @@ export async function recentDeliveries(organizationId: string, limit = 50): Prom
 	});
 }
 
-/** The scopes of an endpoint's key now; null for an endpoint without one (older than owner keys). */
+/**
+ * The scopes of an endpoint's key now; null for an endpoint without one (older than owner keys,
+ * or added on the settings page). A key past its expiry date is no longer active: it reaches
+ * nothing through its endpoints, as it reaches nothing through the API.
+ */
 export async function ownerScopes(apiKeyId: string | null, transaction?: Transaction): Promise<{ active: boolean; scopes: Scope[] } | null> {
 	if (apiKeyId === null) return null;
-	const key = await ApiKey.findByPk(apiKeyId, { attributes: ['id', 'status', 'scopes'], transaction });
-	return { active: key?.status === 'active', scopes: key?.scopeList ?? [] };
+	const key = await ApiKey.findByPk(apiKeyId, { attributes: ['id', 'status', 'scopes', 'expiresAt'], transaction });
+	return { active: key?.status === 'active' && !key.isExpired(), scopes: key?.scopeList ?? [] };
 }
