@@ -18,8 +18,8 @@ interface Running {
 	exited: Promise<number | null>;
 }
 
-function start(args: string[], env: Record<string, string>): Running {
-	const child = spawn(process.execPath, [CLI, 'start', ...args], {
+function start(args: string[], env: Record<string, string>, nodeArgs: string[] = []): Running {
+	const child = spawn(process.execPath, [...nodeArgs, CLI, 'start', ...args], {
 		env: { PATH: process.env.PATH, PORT: '0', ...env },
 	});
 	let stdout = '';
@@ -53,6 +53,22 @@ describe('lms-server start', () => {
 		db = await createTestDatabase();
 	});
 	afterEach(() => db.remove());
+
+	it('a promise nothing handled is a fatal line in the JSON log, then a drain and exit code 1', async () => {
+		// Preloaded into the server's process: SIGUSR2 makes a rejection no code awaits.
+		const preload = join(__dirname, 'fixtures', 'unhandled-rejection.js');
+		const server = start([], { DATABASE_URL: db.databaseUrl }, ['--require', preload]);
+		await server.ready;
+		server.child.kill('SIGUSR2');
+		expect(await server.exited).toBe(1);
+		const fatal = server
+			.output()
+			.split('\n')
+			.filter((line) => line.startsWith('{'))
+			.map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } })
+			.find((entry) => entry.level === 60);
+		expect(fatal).toMatchObject({ msg: expect.stringContaining('nothing handled it'), err: { message: 'nobody awaited this' } });
+	});
 
 	it('--demo on an empty database prints a login and a working all-scope key on stderr, and drains on SIGTERM', async () => {
 		const server = start(['--demo'], { DATABASE_URL: db.databaseUrl });

@@ -62,6 +62,7 @@ function loadDemoIfEmpty(config: Config, migrate: boolean): Promise<(url: string
 
 function drainOnSignals(close: () => Promise<void>, logger: Logger): void {
 	let draining = false;
+	let exitCode = 0;
 	const stop = (signal: NodeJS.Signals) => {
 		if (draining) {
 			// A second Ctrl-C means "now".
@@ -75,7 +76,7 @@ function drainOnSignals(close: () => Promise<void>, logger: Logger): void {
 			process.exit(1);
 		}, DRAIN_LIMIT_MS).unref();
 		close().then(
-			() => process.exit(0),
+			() => process.exit(exitCode),
 			(err: unknown) => {
 				logger.error({ err }, 'error while draining');
 				process.exit(1);
@@ -84,6 +85,13 @@ function drainOnSignals(close: () => Promise<void>, logger: Logger): void {
 	};
 	process.on('SIGTERM', stop);
 	process.on('SIGINT', stop);
+	// A promise nothing awaited failed: the process's state is unknown. Say so in the JSON log (Node
+	// would print a bare stack to stderr), drain, and exit non-zero so that a supervisor restarts it.
+	process.on('unhandledRejection', (reason: unknown) => {
+		logger.fatal({ err: reason }, 'a promise failed and nothing handled it: draining, then exiting with code 1');
+		exitCode = 1;
+		if (!draining) stop('SIGTERM');
+	});
 }
 
 export function registerStart(program: Command): void {
