@@ -2,6 +2,7 @@ import type { Router } from 'express';
 
 import { problems } from '../common/problem';
 import type { Database } from '../db';
+import { READY } from './queries';
 import type { LimitStore } from './rate-limit-store';
 
 const CHECK_TIMEOUT_MS = 3000;
@@ -24,7 +25,7 @@ export function healthRoutes(router: Pick<Router, 'get'>, db: Database, limitSto
 	});
 	router.get('/readyz', async (_req, res) => {
 		const [database, store] = await Promise.allSettled([
-			withTimeout(db.rows('SELECT 1 AS ok')),
+			withTimeout(db.rows(READY)),
 			withTimeout(limitStore.check()),
 		]);
 		const failing = [
