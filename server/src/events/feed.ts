@@ -1,5 +1,6 @@
 import { RuleError } from '../common/rule-error';
 import { database } from '../db';
+import { cursorAndPage, EVENT_COLUMNS, feedHeadOf, feedPage, LAST_PRUNED, OLDEST_UNSERVED, ONE_EVENT } from './queries';
 import type { EventType } from './types';
 
 /**
@@ -26,18 +27,6 @@ import type { EventType } from './types';
  *   committed transactions only, so whatever it sees is already a prefix. No bound is needed.
  */
 
-/** PostgreSQL: every id below this is served (see above). xip holds 64-bit xids (epoch << 32 | xid); backend_xid is the 32-bit xid. */
-const POSTGRES_BOUND = `(SELECT 'evt_' || lpad(to_hex(COALESCE(MIN(running::text::bigint), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)), 16, '0')
-	FROM pg_snapshot_xip(pg_current_snapshot()) AS running
-	WHERE NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(NULL) AS backend
-		WHERE backend.backend_xid::text::bigint = running::text::bigint % 4294967296
-			AND backend.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`;
-
-const VISIBLE: Record<'postgres' | 'sqlite', string> = {
-	postgres: `AND id < ${POSTGRES_BOUND}`,
-	sqlite: '',
-};
-
 /** The id shape the server makes; anything else names no event. */
 export const EVENT_ID = /^evt_[0-9a-f]{28}$/;
 
@@ -51,12 +40,8 @@ export interface EventRow {
 	created_at: string;
 }
 
-function visible(): string {
-	return VISIBLE[database().dialect];
-}
-
 /** The columns of an event as the API shows it. */
-export const eventColumns = () => `id, type, data, ${database().isoText('created_at')} AS created_at, previous_attributes`;
+export const eventColumns = () => EVENT_COLUMNS(database());
 
 export interface FeedQuery {
 	organizationId: string;
@@ -69,8 +54,6 @@ export interface FeedQuery {
 
 const notOurs = () =>
 	new RuleError('unknown_event', 'after must be the id of an event of your organization, as the feed returned it.', { field: 'after' });
-
-const LAST_PRUNED = 'SELECT MAX(through) AS through FROM event_prunes';
 
 /** A cursor that names no event of the organization: cursor_expired if retention removed it, else unknown_event. */
 async function refuseCursor(after: string): Promise<never> {
@@ -92,17 +75,11 @@ async function refuseCursor(after: string): Promise<never> {
 export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; hasMore: boolean }> {
 	const { organizationId, after, limit } = query;
 	if (after !== undefined && !EVENT_ID.test(after)) throw notOurs();
-	const bind: unknown[] = [organizationId, after ?? 'evt_', limit + 1];
-	const typeFilter = query.types ? `AND type IN (${query.types.map((t) => `$${bind.push(t)}`).join(', ')})` : '';
-	const page = `SELECT ${eventColumns()}, NULL AS cursor_organization FROM events
-		WHERE organization_id = $1 AND id > $2 ${visible()} ${typeFilter}
-		ORDER BY id LIMIT $3`;
-	const sql =
-		after === undefined
-			? page
-			: `SELECT id, NULL AS type, NULL AS data, NULL AS created_at, NULL AS previous_attributes, organization_id AS cursor_organization FROM events WHERE id = $2 ${visible()}
-				UNION ALL SELECT * FROM (${page}) AS page`;
-	const rows = await database().rows<EventRow & { cursor_organization: string | null }>(sql, bind);
+	const bind: unknown[] = [organizationId, after ?? 'evt_', limit + 1, ...(query.types ?? [])];
+	const db = database();
+	const page = feedPage(db, query.types?.length);
+	const sql = after === undefined ? page : cursorAndPage(db, page);
+	const rows = await db.rows<EventRow & { cursor_organization: string | null }>(sql, bind);
 	if (after !== undefined) {
 		const cursor = rows.find((r) => r.cursor_organization !== null);
 		if (!cursor) await refuseCursor(after);
@@ -121,11 +98,7 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
  * top: MAX over an `IN` list would walk every event of those types.
  */
 export async function feedHead(organizationId: string, types?: readonly EventType[]): Promise<string | null> {
-	const newest = (typeFilter: string) => `SELECT MAX(id) AS head FROM events WHERE organization_id = $1 ${typeFilter} ${visible()}`;
-	const sql = types
-		? `SELECT MAX(head) AS head FROM (${types.map((_, i) => newest(`AND type = $${i + 2}`)).join(' UNION ALL ')}) AS heads`
-		: newest('');
-	const [row] = await database().rows<{ head: string | null }>(sql, [organizationId, ...(types ?? [])]);
+	const [row] = await database().rows<{ head: string | null }>(feedHeadOf(database(), types?.length), [organizationId, ...(types ?? [])]);
 	return row?.head ?? null;
 }
 
@@ -136,15 +109,14 @@ export async function feedHead(organizationId: string, types?: readonly EventTyp
 export async function oldestUnserved(): Promise<Date | null> {
 	const db = database();
 	if (db.dialect !== 'postgres') return null;
-	const [row] = await db.rows<{ oldest: string | null }>(`SELECT ${db.isoText('MIN(created_at)')} AS oldest FROM events WHERE id >= ${POSTGRES_BOUND}`);
+	const [row] = await db.rows<{ oldest: string | null }>(OLDEST_UNSERVED(db));
 	return row?.oldest ? new Date(row.oldest) : null;
 }
 
 /** One served event of the organization, or undefined. */
 export async function findEvent(organizationId: string, id: string): Promise<EventRow | undefined> {
 	if (!EVENT_ID.test(id)) return undefined;
-	const sql = `SELECT ${eventColumns()} FROM events WHERE organization_id = $1 AND id = $2 ${visible()}`;
-	const [row] = await database().rows<EventRow>(sql, [organizationId, id]);
+	const [row] = await database().rows<EventRow>(ONE_EVENT(database()), [organizationId, id]);
 	return row;
 }
 

@@ -42,3 +42,50 @@ export const deleteEvents = (ids: readonly string[]) => `DELETE FROM events WHER
 /** `$1`: the highest id removed, `$2`: when (ISO 8601). */
 export const RECORD_PRUNE = (db: Database) =>
 	`INSERT INTO event_prunes (through, pruned_at) VALUES ($1, ${db.storedTime('$2')}) ON CONFLICT (through) DO NOTHING`;
+
+/** PostgreSQL: every id below this is served (events/feed.ts says why). xip holds 64-bit xids (epoch << 32 | xid); backend_xid is the 32-bit xid. */
+const POSTGRES_BOUND = `(SELECT 'evt_' || lpad(to_hex(COALESCE(MIN(running::text::bigint), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)), 16, '0')
+	FROM pg_snapshot_xip(pg_current_snapshot()) AS running
+	WHERE NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(NULL) AS backend
+		WHERE backend.backend_xid::text::bigint = running::text::bigint % 4294967296
+			AND backend.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`;
+
+const VISIBLE: Record<'postgres' | 'sqlite', string> = {
+	postgres: `AND id < ${POSTGRES_BOUND}`,
+	sqlite: '',
+};
+
+/** What a read of the feed may serve (events/feed.ts explains the bound). */
+const visible = (db: Database) => VISIBLE[db.dialect];
+
+/** The columns of an event as the API shows it. */
+export const EVENT_COLUMNS = (db: Database) => `id, type, data, ${db.isoText('created_at')} AS created_at, previous_attributes`;
+
+export const LAST_PRUNED = 'SELECT MAX(through) AS through FROM event_prunes';
+
+/** A page of the feed: $1 organization, $2 after (exclusive), $3 how many, then `types` types from $4 (undefined: every type). */
+export function feedPage(db: Database, types: number | undefined): string {
+	const typeFilter = types !== undefined ? `AND type IN (${Array.from({ length: types }, (_, i) => `$${i + 4}`).join(', ')})` : '';
+	return `SELECT ${EVENT_COLUMNS(db)}, NULL AS cursor_organization FROM events
+		WHERE organization_id = $1 AND id > $2 ${visible(db)} ${typeFilter}
+		ORDER BY id LIMIT $3`;
+}
+
+/** The cursor's own event ($2, whoever's it is) and then the page after it, in one round trip. */
+export const cursorAndPage = (db: Database, page: string) =>
+	`SELECT id, NULL AS type, NULL AS data, NULL AS created_at, NULL AS previous_attributes, organization_id AS cursor_organization FROM events WHERE id = $2 ${visible(db)}
+				UNION ALL SELECT * FROM (${page}) AS page`;
+
+/** The newest served event id of the organization ($1), among `types` types bound from $2 (undefined: every type), one index read per type. */
+export function feedHeadOf(db: Database, types: number | undefined): string {
+	const newest = (typeFilter: string) => `SELECT MAX(id) AS head FROM events WHERE organization_id = $1 ${typeFilter} ${visible(db)}`;
+	return types !== undefined
+		? `SELECT MAX(head) AS head FROM (${Array.from({ length: types }, (_, i) => newest(`AND type = $${i + 2}`)).join(' UNION ALL ')}) AS heads`
+		: newest('');
+}
+
+/** PostgreSQL only: when the oldest stored but not yet served event was written. */
+export const OLDEST_UNSERVED = (db: Database) => `SELECT ${db.isoText('MIN(created_at)')} AS oldest FROM events WHERE id >= ${POSTGRES_BOUND}`;
+
+/** One served event: $1 organization, $2 id. */
+export const ONE_EVENT = (db: Database) => `SELECT ${EVENT_COLUMNS(db)} FROM events WHERE organization_id = $1 AND id = $2 ${visible(db)}`;
