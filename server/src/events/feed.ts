@@ -1,6 +1,6 @@
 import { RuleError } from '../common/rule-error';
 import { database } from '../db';
-import { cursorAndPage, EVENT_COLUMNS, feedHeadOf, feedPage, LAST_PRUNED, OLDEST_UNSERVED, ONE_EVENT } from './queries';
+import { cursorAndPage, feedHeadOf, feedPage, LAST_PRUNED, OLDEST_UNSERVED, ONE_EVENT } from './queries';
 import type { EventType } from './types';
 
 /**
@@ -39,9 +39,6 @@ export interface EventRow {
 	/** ISO 8601 (read through Database.isoText). */
 	created_at: string;
 }
-
-/** The columns of an event as the API shows it. */
-export const eventColumns = () => EVENT_COLUMNS(database());
 
 export interface FeedQuery {
 	organizationId: string;

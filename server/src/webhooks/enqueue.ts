@@ -5,6 +5,7 @@ import { database } from '../db';
 import { wakeDeliveryWorkers } from './wake';
 import { deliverable } from './event-types';
 import { WebhookDelivery } from './model';
+import { SUBSCRIBERS } from './queries';
 
 interface Subscriber {
 	id: string;
@@ -14,10 +15,6 @@ interface Subscriber {
 	scopes: string | null;
 	key_status: string | null;
 }
-
-const SUBSCRIBERS = `SELECT e.id AS id, e.events AS events, e.api_key_id AS api_key_id, k.scopes AS scopes, k.status AS key_status
-	FROM webhook_endpoints e LEFT JOIN api_keys k ON k.id = e.api_key_id
-	WHERE e.organization_id = $1 AND e.status = 'enabled'`;
 
 /**
  * Called by events/record.ts in the transaction that writes the event: one delivery per

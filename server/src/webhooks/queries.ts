@@ -1,4 +1,6 @@
+import type { Database } from '../db';
 import type { Table } from '../db/table';
+import { EVENT_COLUMNS } from '../events/queries';
 import type { WebhookEndpoint } from './model';
 
 /** An endpoint as the API reads one: never its secret. */
@@ -11,3 +13,58 @@ export const ENDPOINTS: Table<EndpointRow> = {
 	// A deleted endpoint is kept for its delivery log (until retention), never shown.
 	always: "status <> 'deleted'",
 };
+
+/** $1: now (ISO 8601). */
+const dueRows = (db: Database) => {
+	const now = db.storedTime('$1');
+	return `status = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until < ${now})`;
+};
+
+/**
+ * The ids to claim, round-robin: each endpoint's due rows ranked oldest first and cut to what
+ * the endpoint may still take ($3: {endpoint id: slots left}, absent = caps.endpoint), then each
+ * organization's survivors ranked by that rank and cut likewise ($4, absent = caps.organization),
+ * then rank by rank across organizations. $2 is how many slots the pool has free.
+ */
+export function candidates(db: Database, caps: { endpoint: number; organization: number }): string {
+	const left = (map: string, column: string, cap: number) =>
+		db.dialect === 'postgres'
+			? `COALESCE((${map}::jsonb ->> ${column})::int, ${cap})`
+			: `COALESCE(json_extract(${map}, '$."' || ${column} || '"'), ${cap})`;
+	return `SELECT id FROM (
+			SELECT id, next_attempt_at, endpoint_rank, organization_id,
+				ROW_NUMBER() OVER (PARTITION BY organization_id ORDER BY endpoint_rank, next_attempt_at, id) AS organization_rank
+			FROM (
+				SELECT id, organization_id, endpoint_id, next_attempt_at,
+					ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS endpoint_rank
+				FROM webhook_deliveries WHERE ${dueRows(db)}
+			) AS by_endpoint
+			WHERE endpoint_rank <= ${left('$3', 'endpoint_id', caps.endpoint)}
+		) AS by_organization
+		WHERE organization_rank <= ${left('$4', 'organization_id', caps.organization)}
+		ORDER BY organization_rank, next_attempt_at, id
+		LIMIT $2`;
+}
+
+/**
+ * Claiming stamps a lease (an expiry and a token of this claim) on the chosen due rows and
+ * counts the attempt, so an attempt cut short by a crash still counts. PostgreSQL: one UPDATE;
+ * the due conditions are repeated on the updated rows, so that when two instances choose the
+ * same row the second, which waited for the first's lock, sees the lease and leaves it (READ
+ * COMMITTED rechecks them on the row as the first left it). SQLite has one writer: the choice
+ * and the UPDATE run in one IMMEDIATE transaction, nobody can write between them.
+ */
+export const claimPostgres = (db: Database, caps: { endpoint: number; organization: number }) => `UPDATE webhook_deliveries SET lease_until = $5, lease_token = $6, attempts = attempts + 1, last_attempt_at = $1, updated_at = $1
+	WHERE id IN (${candidates(db, caps)}) AND ${dueRows(db)}
+	RETURNING id, organization_id, endpoint_id, event_id, event_type, attempts`;
+
+/** Whether anything is due at $1: the worker's cheap read before it takes a write lock. */
+export const due = (db: Database) => `SELECT 1 AS due FROM webhook_deliveries WHERE ${dueRows(db)} LIMIT 1`;
+
+/** One event by id ($1), as the feed would show it but without the feed's hold-back (the worker's delivery committed with it). */
+export const EVENT_BY_ID = (db: Database) => `SELECT ${EVENT_COLUMNS(db)} FROM events WHERE id = $1`;
+
+/** The organization's ($1) enabled endpoints with their owner key's scopes and status (webhooks/enqueue.ts). */
+export const SUBSCRIBERS = `SELECT e.id AS id, e.events AS events, e.api_key_id AS api_key_id, k.scopes AS scopes, k.status AS key_status
+	FROM webhook_endpoints e LEFT JOIN api_keys k ON k.id = e.api_key_id
+	WHERE e.organization_id = $1 AND e.status = 'enabled'`;

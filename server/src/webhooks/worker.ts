@@ -6,10 +6,11 @@ import { literal, type Transaction } from 'sequelize';
 import type { WebhookConfig } from '../config';
 import type { Database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
-import { eventColumns, eventJson, type EventRow } from '../events/feed';
+import { eventJson, type EventRow } from '../events/feed';
 import { webhookDeliveries } from '../metrics/registry';
 import { deliverable } from './event-types';
 import { WebhookDelivery, WebhookEndpoint } from './model';
+import { candidates, claimPostgres, due, EVENT_BY_ID } from './queries';
 import { ownerScopes } from './service';
 import { keptBody, type SentRequest } from './exchange';
 import { DISABLE_AFTER_MS, nextAttemptAfter } from './schedule';
@@ -33,6 +34,7 @@ const POOL = 64;
 const PER_ORGANIZATION = 16;
 const PER_ENDPOINT = 8;
 const SLOW_ENDPOINT = 2;
+const CAPS = { endpoint: PER_ENDPOINT, organization: PER_ORGANIZATION };
 
 interface Claimed {
 	id: string;
@@ -42,52 +44,6 @@ interface Claimed {
 	event_type: string;
 	attempts: number;
 }
-
-/** $1: now (ISO 8601). */
-const dueRows = (db: Database) => {
-	const now = db.storedTime('$1');
-	return `status = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until < ${now})`;
-};
-
-/**
- * The ids to claim, round-robin: each endpoint's due rows ranked oldest first and cut to what
- * the endpoint may still take ($3: {endpoint id: slots left}, absent = PER_ENDPOINT), then each
- * organization's survivors ranked by that rank and cut likewise ($4), then rank by rank across
- * organizations. $2 is how many slots the pool has free.
- */
-function candidates(db: Database): string {
-	const left = (map: string, column: string, cap: number) =>
-		db.dialect === 'postgres'
-			? `COALESCE((${map}::jsonb ->> ${column})::int, ${cap})`
-			: `COALESCE(json_extract(${map}, '$."' || ${column} || '"'), ${cap})`;
-	return `SELECT id FROM (
-			SELECT id, next_attempt_at, endpoint_rank, organization_id,
-				ROW_NUMBER() OVER (PARTITION BY organization_id ORDER BY endpoint_rank, next_attempt_at, id) AS organization_rank
-			FROM (
-				SELECT id, organization_id, endpoint_id, next_attempt_at,
-					ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS endpoint_rank
-				FROM webhook_deliveries WHERE ${dueRows(db)}
-			) AS by_endpoint
-			WHERE endpoint_rank <= ${left('$3', 'endpoint_id', PER_ENDPOINT)}
-		) AS by_organization
-		WHERE organization_rank <= ${left('$4', 'organization_id', PER_ORGANIZATION)}
-		ORDER BY organization_rank, next_attempt_at, id
-		LIMIT $2`;
-}
-
-/**
- * Claiming stamps a lease (an expiry and a token of this claim) on the chosen due rows and
- * counts the attempt, so an attempt cut short by a crash still counts. PostgreSQL: one UPDATE;
- * the due conditions are repeated on the updated rows, so that when two instances choose the
- * same row the second, which waited for the first's lock, sees the lease and leaves it (READ
- * COMMITTED rechecks them on the row as the first left it). SQLite has one writer: the choice
- * and the UPDATE run in one IMMEDIATE transaction, nobody can write between them.
- */
-const claimPostgres = (db: Database) => `UPDATE webhook_deliveries SET lease_until = $5, lease_token = $6, attempts = attempts + 1, last_attempt_at = $1, updated_at = $1
-	WHERE id IN (${candidates(db)}) AND ${dueRows(db)}
-	RETURNING id, organization_id, endpoint_id, event_id, event_type, attempts`;
-
-const due = (db: Database) => `SELECT 1 AS due FROM webhook_deliveries WHERE ${dueRows(db)} LIMIT 1`;
 
 /** Counts of sends in flight by key. */
 class InFlight {
@@ -210,9 +166,9 @@ export class DeliveryWorker {
 			const { endpoints, organizations } = this.allowances();
 			const choose = [at, free, endpoints, organizations];
 			const claimed = await this.write(async (transaction) => {
-				if (db.dialect === 'postgres') return db.rows<Claimed>(claimPostgres(db), [...choose, leaseUntil.toISOString(), token], transaction);
+				if (db.dialect === 'postgres') return db.rows<Claimed>(claimPostgres(db, CAPS), [...choose, leaseUntil.toISOString(), token], transaction);
 				// Sequelize reads no rows back from an UPDATE on SQLite: select, update, read.
-				const ids = (await db.rows<{ id: string }>(candidates(db), choose, transaction)).map((r) => r.id);
+				const ids = (await db.rows<{ id: string }>(candidates(db, CAPS), choose, transaction)).map((r) => r.id);
 				if (ids.length === 0) return [];
 				await WebhookDelivery.update(
 					{ leaseUntil, leaseToken: token, attempts: literal('attempts + 1'), lastAttemptAt: now },
@@ -308,7 +264,7 @@ export class DeliveryWorker {
 	 * someone else's open transaction). Undefined once retention removed it.
 	 */
 	private async eventBody(row: Claimed): Promise<{ id: string; type: string; json: string } | undefined> {
-		const [event] = await this.db.rows<EventRow>(`SELECT ${eventColumns()} FROM events WHERE id = $1`, [row.event_id]);
+		const [event] = await this.db.rows<EventRow>(EVENT_BY_ID(this.db), [row.event_id]);
 		return event && { id: event.id, type: event.type, json: eventJson(event) };
 	}
 
