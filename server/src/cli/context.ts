@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from '../config';
 import { connect, DatabaseFileError, type Database, dialectOf, migrate as applyMigrations, MIGRATIONS_TABLE, sqliteFile } from '../db';
 import { CliError } from './output';
+import { APPLIED_MIGRATIONS } from './queries';
 
 /**
  * Opens the database the configuration names. Whatever goes wrong here (a directory that
@@ -23,7 +24,7 @@ async function openDatabase(config: Config, create: boolean): Promise<Database> 
  */
 async function refuseEmpty(db: Database, config: Config): Promise<void> {
 	if (await db.sequelize.getQueryInterface().tableExists(MIGRATIONS_TABLE)) {
-		const [row] = await db.rows<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${MIGRATIONS_TABLE}`);
+		const [row] = await db.rows<{ n: number | string }>(APPLIED_MIGRATIONS);
 		if (Number(row?.n) > 0) return;
 	}
 	const where = dialectOf(config.databaseUrl) === 'sqlite' ? sqliteFile(config.databaseUrl) : 'the PostgreSQL database DATABASE_URL names';
