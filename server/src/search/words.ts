@@ -69,20 +69,6 @@ export async function indexRecords(
 	}
 }
 
-// Control characters never occur in names, titles or e-mails (they are refused on write), and
-// PostgreSQL refuses NUL in a text parameter: such a search simply matches nothing.
-/**
- * The conditions of a search: records of `kind` in `organizationId` with a text starting with
- * `search`, i.e. `id IN (SELECT record_id FROM search_words WHERE …range…)`, served by the
- * primary key (organization_id, kind, word, record_id). The list's count uses the same where,
- * so totals are exact.
- *
- * The organization is also checked on the record itself, written `organization_id || ''` on
- * purpose: that keeps the check from using the (organization_id, created_at, id) indexes, which
- * SQLite would otherwise walk through the whole organization in list order, testing each row
- * against the matches (625 ms on 1,000,000 users, bench/search.ts). This way both databases
- * start from the matches and sort only those.
- */
 /**
  * Takes a record's old texts out of the index (a renamed user), row by row through the primary
  * key: the texts are known, so no scan of the organization's words is needed.
@@ -101,22 +87,45 @@ export async function unindexRecord(
 	);
 }
 
+/**
+ * The conditions of a search: records of `kind` in `organizationId` with a text starting with
+ * `search`, i.e. `id IN (SELECT record_id FROM search_words WHERE …range…)`, served by the
+ * primary key (organization_id, kind, word, record_id). The list's count uses the same where,
+ * so totals are exact.
+ *
+ * The organization is also checked on the record itself, written `organization_id || ''` on
+ * purpose: that keeps the check from using the (organization_id, created_at, id) indexes, which
+ * SQLite would otherwise walk through the whole organization in list order, testing each row
+ * against the matches (625 ms on 1,000,000 users, bench/search.ts). This way both databases
+ * start from the matches and sort only those.
+ */
 export function searchCondition(where: Where, kind: SearchKind, organizationId: string, search: string): void {
-	where.and((p) => `organization_id || '' = ${p}`, organizationId);
-	const text = normalize(search);
-	if (hasControlCharacters(text)) {
-		where.and(() => 'FALSE');
-		return;
-	}
-	const upper = nextPrefix(text);
+	const range = searchRange(where, organizationId, search);
+	if (range === undefined) return;
 	where.and(
 		(org, k, from, to) =>
 			`id IN (SELECT record_id FROM search_words WHERE organization_id = ${org} AND kind = ${k} AND word >= ${from}${to === undefined ? '' : ` AND word < ${to}`})`,
 		organizationId,
 		kind,
-		text,
-		...(upper === null ? [] : [upper]),
+		...range,
 	);
+}
+
+/**
+ * What both searches start with: the organization checked on the record itself (see
+ * searchCondition), and the range of words the text starts: `[text]` or `[text, next prefix]`.
+ * Control characters never occur in names, titles or e-mails (they are refused on write), and
+ * PostgreSQL refuses NUL in a text parameter: such a search matches nothing (undefined).
+ */
+function searchRange(where: Where, organizationId: string, search: string): [from: string, to?: string] | undefined {
+	where.and((p) => `organization_id || '' = ${p}`, organizationId);
+	const text = normalize(search);
+	if (hasControlCharacters(text)) {
+		where.and(() => 'FALSE');
+		return undefined;
+	}
+	const upper = nextPrefix(text);
+	return upper === null ? [text] : [text, upper];
 }
 
 /** A column of a list's table that holds the id of a searchable record (an enrollment's student_id). */
@@ -134,24 +143,18 @@ export interface SearchReference {
  * text never walks the whole organization.
  */
 export function referenceSearchCondition(where: Where, table: string, references: SearchReference[], organizationId: string, search: string): void {
-	where.and((p) => `organization_id || '' = ${p}`, organizationId);
-	const text = normalize(search);
-	if (hasControlCharacters(text)) {
-		where.and(() => 'FALSE');
-		return;
-	}
-	const upper = nextPrefix(text);
+	const range = searchRange(where, organizationId, search);
+	if (range === undefined) return;
 	where.and(
 		(org, from, to) => {
-			const range = `word >= ${from}${to === undefined ? '' : ` AND word < ${to}`}`;
+			const words = `word >= ${from}${to === undefined ? '' : ` AND word < ${to}`}`;
 			const parts = references.map(
 				({ column, kind }) =>
-					`SELECT id FROM ${table} WHERE organization_id = ${org} AND ${column} IN (SELECT record_id FROM search_words WHERE organization_id = ${org} AND kind = '${kind}' AND ${range})`,
+					`SELECT id FROM ${table} WHERE organization_id = ${org} AND ${column} IN (SELECT record_id FROM search_words WHERE organization_id = ${org} AND kind = '${kind}' AND ${words})`,
 			);
 			return `id IN (${parts.join(' UNION ')})`;
 		},
 		organizationId,
-		text,
-		...(upper === null ? [] : [upper]),
+		...range,
 	);
 }
