@@ -33,11 +33,15 @@ export interface CourseSummary {
 	title: string;
 }
 
-/** The published courses with these ids in the organization (a draft is invisible to the API, here too: null). */
+/**
+ * The published courses with these ids in the organization (a draft is invisible to the API, here
+ * too: null), read by primary key: `organization_id || ''` keeps SQLite off the organization's
+ * list index, as for the students (users/queries.ts readUserSummaries).
+ */
 export async function readCourseSummaries(organizationId: string, ids: string[]): Promise<CourseSummary[]> {
 	if (ids.length === 0) return [];
 	return database().rows<CourseSummary>(
-		`SELECT id, title FROM courses WHERE organization_id = $1 AND status = 'published' AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')})`,
+		`SELECT id, title FROM courses WHERE organization_id || '' = $1 AND status = 'published' AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')})`,
 		[organizationId, ...ids],
 	);
 }

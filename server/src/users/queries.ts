@@ -51,11 +51,16 @@ export interface UserSummary {
 	email: string;
 }
 
-/** The users with these ids in the organization (a page's students: at most 100 ids). */
+/**
+ * The users with these ids in the organization (a page's students: at most 100 ids), read by
+ * primary key. The organization is checked as `organization_id || ''` so that SQLite cannot
+ * choose the (organization_id, created_at, id) index instead, which walks the whole organization:
+ * 126 ms against under 1 ms for 50 students among 1,000,000 users (bench/pickers.ts).
+ */
 export async function readUserSummaries(organizationId: string, ids: string[]): Promise<UserSummary[]> {
 	if (ids.length === 0) return [];
 	return database().rows<UserSummary>(
-		`SELECT id, name, email FROM users WHERE organization_id = $1 AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')})`,
+		`SELECT id, name, email FROM users WHERE organization_id || '' = $1 AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')})`,
 		[organizationId, ...ids],
 	);
 }
