@@ -29,7 +29,7 @@ let server: TestServer;
 let key: string;
 let org: Organization;
 let host: WebhookHost;
-let pairs: Array<{ student_id: string; course_id: string }>;
+type Pair = { student_id: string; course_id: string };
 
 beforeAll(async () => {
 	server = await startTestServer({
@@ -37,8 +37,14 @@ beforeAll(async () => {
 	});
 	key = (await server.createKey('acme', ['manage:webhooks', 'read:users', 'read:courses', 'read:enrollments', 'write:enrollments'])).key;
 	org = (await Organization.findOne({ where: { slug: 'acme' } }))!;
-	pairs = await freePairs(server.baseUrl, key);
 }, 120_000);
+
+/** A student and course not enrolled together, read when needed: the demo activity rounds below enroll people too. */
+async function freePair(wanted: (pair: Pair) => boolean = () => true): Promise<Pair> {
+	const pair = (await freePairs(server.baseUrl, key)).find(wanted);
+	if (pair === undefined) throw new Error('no free student and course pair left in the demo data');
+	return pair;
+}
 
 afterAll(async () => {
 	await host?.close();
@@ -71,7 +77,7 @@ async function poll(state: Poller, mode: 'trigger' | 'manual' = 'trigger'): Prom
 }
 
 async function enroll(): Promise<IDataObject> {
-	const reply = await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: pairs.shift() });
+	const reply = await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: await freePair() });
 	expect(reply.status).toBe(201);
 	return reply.body;
 }
@@ -208,10 +214,8 @@ describe('feed events', () => {
 		expect(found.results).toContainEqual({ name: course.title, value: course.id });
 		const state = poller({ events: ['enrollment.created', 'user.created'], filters: { course: { __rl: true, mode: 'list', value: course.id, cachedResultName: course.title } } });
 		await poll(state);
-		const inCourse = pairs.find((pair) => pair.course_id === course.id)!;
-		pairs.splice(pairs.indexOf(inCourse), 1);
-		const other = pairs.find((pair) => pair.course_id !== course.id)!;
-		pairs.splice(pairs.indexOf(other), 1);
+		const inCourse = await freePair((pair) => pair.course_id === course.id);
+		const other = await freePair((pair) => pair.course_id !== course.id);
 		const mine = (await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: inCourse })).body;
 		await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: other });
 		await cli('users', 'create', '--org', 'acme', '--email', 'v2.filter@acme.example', '--name', 'V2 Filter', '--role', 'student');
@@ -282,8 +286,7 @@ describe('Certificate Expiring', () => {
 		// The feed, and the list read that schedules the next day.
 		expect(activation.requests).toBe(2);
 
-		const pair = pairs.find((candidate) => candidate.course_id === ninety!.id)!;
-		pairs.splice(pairs.indexOf(pair), 1);
+		const pair = await freePair((candidate) => candidate.course_id === ninety!.id);
 		const fresh = (await api(server.baseUrl, key, '/api/v1/enrollments', { method: 'POST', body: pair })).body;
 		await patch(String(fresh.id), { status: 'completed' });
 		const issued = await poll(state);
