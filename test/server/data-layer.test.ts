@@ -311,6 +311,15 @@ describe(`data layer (${testDialect()})`, () => {
 			expect(await db.rows(sql, [org.id, email])).toEqual([{ name: 'Pre Pared' }]);
 		});
 
+		test('a read that starts after a commit sees it, even while an older read is still running on the pool', async () => {
+			// One SQLite connection serves every such read: the driver runs them one after the other, each
+			// with its own snapshot, so an older read in flight cannot hand a newer one a stale view.
+			const long = db.rows('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000000) SELECT count(*) AS c FROM n');
+			const user = await createUser({ organization: org, name: 'Fresh Read', email: `fresh-${Date.now()}@example.com`, role: 'student' });
+			expect(await db.rows('SELECT id AS "id" FROM users WHERE id = $1', [user.id])).toEqual([{ id: user.id }]);
+			await long;
+		});
+
 		test('a statement that fails to prepare is reported, and reported again, not cached', async () => {
 			await expect(db.rows('SELECT nope FROM no_such_table')).rejects.toThrow(/no_such_table/);
 			await expect(db.rows('SELECT nope FROM no_such_table')).rejects.toThrow(/no_such_table/);
