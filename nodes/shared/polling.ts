@@ -1,12 +1,35 @@
-import type { IPollFunctions } from 'n8n-workflow';
+import type { INodeProperties, INodeTypeBaseDescription, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { LMS_CREDENTIAL_TYPE, lmsApiBaseUrl } from './transport';
 import type { LmsApiCredentials } from './types';
 
 /**
- * What the polling trigger's versions share: what their stored position belongs to, and how long
- * a poll may run.
+ * What the polling trigger's versions share: their description's frame, what their stored
+ * position belongs to, and how long a poll may run.
  */
+
+/**
+ * One version of LMS Trigger's description. Name and icon come from the versioned node's own
+ * file: n8n resolves every version's icon against that file, and the type name is defined in one place.
+ */
+export function pollingTriggerDescription(
+	{ displayName, name, icon }: INodeTypeBaseDescription,
+	version: { version: number; subtitle: string; description: string; properties: INodeProperties[] },
+): INodeTypeDescription {
+	return {
+		displayName,
+		name,
+		icon,
+		group: ['trigger'],
+		...version,
+		defaults: { name: 'LMS Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'lmsApi', required: true }],
+	};
+}
 
 /**
  * n8n 2.38+ tells a poll how long it may run (`getPollBudgetMs`, not in the typings of older

@@ -41,3 +41,17 @@ export async function freePairs(baseUrl: string, key: string): Promise<Array<{ s
 	}
 	return students.flatMap((s) => courses.map((c) => ({ student_id: s.id, course_id: c.id }))).filter((p) => !taken.has(`${p.student_id} ${p.course_id}`));
 }
+
+/**
+ * One free (student, course) pair of acme, read now rather than from a list made earlier: what
+ * else a test runs (the demo activity rounds) enrolls people too.
+ */
+export async function freePair(
+	baseUrl: string,
+	key: string,
+	wanted: (pair: { student_id: string; course_id: string }) => boolean = () => true,
+): Promise<{ student_id: string; course_id: string }> {
+	const pair = (await freePairs(baseUrl, key)).find(wanted);
+	if (pair === undefined) throw new Error('no free student and course pair left in the demo data');
+	return pair;
+}

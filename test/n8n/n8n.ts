@@ -321,7 +321,7 @@ export class N8nServer {
 	}
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it is true; every wait in this suite is bounded. */
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

@@ -19,7 +19,7 @@ import { runCli } from '../helpers/cli';
 import { runListSearch, runPoll } from '../helpers/n8n';
 import { hostWebhookTrigger, type WebhookHost } from '../helpers/n8n-webhooks';
 import { apiRequestCount, startTestServer, type TestServer } from '../helpers/server';
-import { api, freePairs } from '../helpers/webhook-deployment';
+import { api, freePair as freePairOf } from '../helpers/webhook-deployment';
 import { feedCaughtUp } from '../server/api-fixtures';
 
 const FEED_EVENTS = ['user.created', 'enrollment.created', 'enrollment.completed', 'enrollment.withdrawn', 'certificate.issued'];
@@ -39,12 +39,7 @@ beforeAll(async () => {
 	org = (await Organization.findOne({ where: { slug: 'acme' } }))!;
 }, 120_000);
 
-/** A student and course not enrolled together, read when needed: the demo activity rounds below enroll people too. */
-async function freePair(wanted: (pair: Pair) => boolean = () => true): Promise<Pair> {
-	const pair = (await freePairs(server.baseUrl, key)).find(wanted);
-	if (pair === undefined) throw new Error('no free student and course pair left in the demo data');
-	return pair;
-}
+const freePair = (wanted?: (pair: Pair) => boolean) => freePairOf(server.baseUrl, key, wanted);
 
 afterAll(async () => {
 	await host?.close();

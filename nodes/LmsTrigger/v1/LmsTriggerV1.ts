@@ -6,9 +6,9 @@ import type {
 	INodeTypeDescription,
 	IPollFunctions,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { cursorScope } from '../../shared/polling';
+import { cursorScope, pollingTriggerDescription } from '../../shared/polling';
 import { readCursor, writeCursor } from './cursor';
 import { EVENTS, eventProperties, type LmsTriggerEvent } from './events';
 import { catchUp, sample, takeBaseline } from './poll';
@@ -22,24 +22,13 @@ export class LmsTriggerV1 implements INodeType {
 	description: INodeTypeDescription;
 
 	constructor(baseDescription: INodeTypeBaseDescription) {
-		this.description = {
-			// Name and icon come from the versioned node's own file: n8n resolves every version's icon
-			// against that file, and the type name is defined in one place.
-			displayName: baseDescription.displayName,
-			name: baseDescription.name,
-			icon: baseDescription.icon,
-			group: ['trigger'],
+		this.description = pollingTriggerDescription(baseDescription, {
 			version: 1,
 			subtitle:
 				'={{ { newCertificate: "New certificate", newEnrollment: "New enrollment", newUser: "New user" }[$parameter["event"]] }}',
 			description: 'Starts the workflow when a user, an enrollment or a certificate is created in your LMS',
-			defaults: { name: 'LMS Trigger' },
-			polling: true,
-			inputs: [],
-			outputs: [NodeConnectionTypes.Main],
-			credentials: [{ name: 'lmsApi', required: true }],
 			properties: eventProperties,
-		};
+		});
 	}
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {

@@ -6,11 +6,11 @@ import type {
 	INodeTypeDescription,
 	IPollFunctions,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { searchCourses } from '../../shared/list-search';
 import { locatorId } from '../../shared/locators';
-import { cursorScope } from '../../shared/polling';
+import { cursorScope, pollingTriggerDescription } from '../../shared/polling';
 import { asNodeError, lmsProblemOf } from '../../shared/transport';
 import {
 	CERTIFICATE_EXPIRING,
@@ -80,23 +80,12 @@ export class LmsTriggerV2 implements INodeType {
 	description: INodeTypeDescription;
 
 	constructor(baseDescription: INodeTypeBaseDescription) {
-		this.description = {
-			// Name and icon come from the versioned node's own file: n8n resolves every version's icon
-			// against that file, and the type name is defined in one place.
-			displayName: baseDescription.displayName,
-			name: baseDescription.name,
-			icon: baseDescription.icon,
-			group: ['trigger'],
+		this.description = pollingTriggerDescription(baseDescription, {
 			version: 2,
 			description: LMS_TRIGGER_DESCRIPTION,
 			subtitle: '={{ $parameter["events"].join(", ") }}',
-			defaults: { name: 'LMS Trigger' },
-			polling: true,
-			inputs: [],
-			outputs: [NodeConnectionTypes.Main],
-			credentials: [{ name: 'lmsApi', required: true }],
 			properties: eventProperties,
-		};
+		});
 	}
 
 	/** The Course filter's From List: courses searched by title (SPEC §13). */

@@ -32,7 +32,7 @@ export async function sweepKeyExpiry(now = new Date()): Promise<number> {
 	});
 	let written = 0;
 	for (const apiKey of owed) {
-		const expired = apiKey.expiresAt!.getTime() <= now.getTime();
+		const expired = apiKey.isExpired(now);
 		const wrote = await writeTransaction(database(), async (transaction) => {
 			// A key that expired before any pass saw it gets the "expired" entry only.
 			const [claimed] = expired

@@ -7,6 +7,11 @@ import type { Organization } from '../organizations/model';
 export const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks', 'write:users'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** Whether a key's expiry date (a Date, or ISO 8601 text from a raw read) has come; none: never. */
+export function isPastExpiry(expiresAt: Date | string | null | undefined, now = new Date()): boolean {
+	return expiresAt !== null && expiresAt !== undefined && new Date(expiresAt).getTime() <= now.getTime();
+}
+
 /** The scopes of a stored, space-separated list. */
 export function scopeList(scopes: string): Scope[] {
 	return scopes.split(' ').filter(Boolean) as Scope[];
@@ -46,7 +51,7 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 
 	/** An active key past its expiry date: refused like a revoked one, though its status stays. */
 	isExpired(now = new Date()): NonAttribute<boolean> {
-		return this.expiresAt !== null && this.expiresAt !== undefined && this.expiresAt.getTime() <= now.getTime();
+		return isPastExpiry(this.expiresAt, now);
 	}
 
 	static initModel(sequelize: Sequelize): void {

@@ -8,7 +8,7 @@ import { writeTransaction } from '../db/write-transaction';
 import { Organization, type Plan } from '../organizations/model';
 import { hasApiAccess } from '../organizations/plan';
 import { generateKey, hashKey, isWellFormedKey, maskKey } from './key-format';
-import { ApiKey, AuditEvent, SCOPES, scopeList, type AuditAction, type Scope } from './model';
+import { ApiKey, AuditEvent, isPastExpiry, SCOPES, scopeList, type AuditAction, type Scope } from './model';
 import { keyLookup, type KeyLookupRow } from './queries';
 import { disableEndpointsOfKey, handEndpointsTo, type OwnedEndpoint } from '../webhooks/owners';
 
@@ -347,7 +347,7 @@ export async function authenticate(token: string): Promise<Caller> {
 	if (row === undefined) throw new AuthError('invalid_api_key');
 	if (row.status === 'revoked') throw new AuthError('api_key_revoked');
 	if (row.status === 'rotated') throw new AuthError('api_key_rotated');
-	if (row.expiresAt !== null && new Date(row.expiresAt).getTime() <= Date.now()) throw new AuthError('api_key_expired');
+	if (isPastExpiry(row.expiresAt)) throw new AuthError('api_key_expired');
 	if (row.organizationId === null || row.plan === null) throw new AuthError('invalid_api_key');
 	const apiKey = { id: row.id, scopeList: scopeList(row.scopes), lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt) };
 	touchLastUsed(apiKey);

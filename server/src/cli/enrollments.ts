@@ -4,7 +4,7 @@ import { changeEnrollment, type EnrollmentChange } from '../enrollments/change';
 import { enrollStudent } from '../enrollments/enroll';
 import { ENROLLMENT_STATUSES, type EnrollmentStatus, type Enrollment } from '../enrollments/model';
 import { serializeEnrollment } from '../enrollments/serialize';
-import { isDateTime } from '../http/validate';
+import { isDateTime } from '../common/time';
 import { findOrganization } from '../organizations/service';
 import { withDatabase } from './context';
 import { CliError, printJson, printLines } from './output';

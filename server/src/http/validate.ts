@@ -4,7 +4,6 @@ import { ID_PATTERNS, type IdKind } from '../common/id-shapes';
 import { clip, problems, type FieldError } from '../common/problem';
 import { isDateTime } from '../common/time';
 
-export { isDateTime };
 
 /**
  * Joi does the checking; this module turns its findings into the API's `errors[]` entries
