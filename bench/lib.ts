@@ -108,9 +108,9 @@ export async function spawnServer(args: string[], env: Record<string, string>): 
 	};
 }
 
-/** `lms-server start`, as an operator runs it. */
-export function startLms(env: Record<string, string>): Promise<ChildServer> {
-	return spawnServer([BIN, 'start'], env);
+/** `lms-server start [args]`, as an operator runs it (`--no-migrate` for a second instance). */
+export function startLms(env: Record<string, string>, args: string[] = []): Promise<ChildServer> {
+	return spawnServer([BIN, 'start', ...args], env);
 }
 
 /** `lms-server …`; resolves with stdout, rejects with stderr. */

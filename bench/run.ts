@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory  events  webhooks  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers
+ *   api-overhead  scale  return-all  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers
  */
 import { apiOverhead } from './api-overhead';
 import { eventsBench } from './events';
@@ -14,6 +14,7 @@ import { scale } from './scale';
 import { scimBench } from './scim';
 import { searchBench } from './search';
 import { webhookFairnessBench } from './webhook-fairness';
+import { webhookThroughputBench } from './webhook-throughput';
 import { webhooksBench } from './webhooks';
 import { signInStorm } from './sign-in-storm';
 
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	memory,
 	events: eventsBench,
 	webhooks: webhooksBench,
+	'webhook-throughput': webhookThroughputBench,
 	'webhook-fairness': webhookFairnessBench,
 	'sign-in-storm': signInStorm,
 	search: searchBench,

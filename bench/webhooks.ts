@@ -17,7 +17,7 @@ const CHAINS = 20;
 const STEPS = 50;
 const LATENCY_TARGET_MS = 200;
 
-async function api(baseUrl: string, key: string, path: string, init: { method?: string; body?: unknown } = {}) {
+export async function api(baseUrl: string, key: string, path: string, init: { method?: string; body?: unknown } = {}) {
 	const res = await fetch(`${baseUrl}${path}`, {
 		method: init.method ?? 'GET',
 		headers: { authorization: `Bearer ${key}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -30,7 +30,7 @@ async function api(baseUrl: string, key: string, path: string, init: { method?: 
 }
 
 /** `count` new active enrollments of acme, through the API. */
-async function newEnrollments(baseUrl: string, key: string, count: number): Promise<string[]> {
+export async function newEnrollments(baseUrl: string, key: string, count: number): Promise<string[]> {
 	const students = (await api(baseUrl, key, '/api/v1/users?role=student&per_page=100')).data as Array<{ id: string }>;
 	const courses = (await api(baseUrl, key, '/api/v1/courses?per_page=100')).data as Array<{ id: string }>;
 	const ids: string[] = [];
