@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 
-import { createKey as issueKey, revokeKey as revokeApiKey, rotateKey as rotateApiKey } from '../../server/src/api-keys/service';
+import { createKey as issueKey, revokeKey as revokeApiKey, rotateKey as rotateApiKey } from '../../server/src/api-keys/lifecycle';
 import { loadConfig } from '../../server/src/config';
 import { seedDemo, type DemoResult } from '../../server/src/demo/seed';
 import { createLogger } from '../../server/src/http/logging';

@@ -1,4 +1,4 @@
-import { revokeKey, rotateKey } from '../../server/src/api-keys/service';
+import { revokeKey, rotateKey } from '../../server/src/api-keys/lifecycle';
 import { ApiKey } from '../../server/src/db';
 import { hashKey } from '../../server/src/api-keys/key-format';
 import type { TestServer } from '../helpers/server';
@@ -67,7 +67,7 @@ describe('401 invalid_api_key', () => {
 
 describe('revoked and rotated keys fail on the very next request', () => {
 	test('revoke → 401 api_key_revoked', async () => {
-		const { createKey } = await import('../../server/src/api-keys/service');
+		const { createKey } = await import('../../server/src/api-keys/lifecycle');
 		const { secret, apiKey } = await createKey({ organizationId: world.acme.id, label: 'to revoke', scopes: ['read:users'], actor: { kind: 'cli' } });
 		expect((await call(server, '/api/v1/users', { key: secret })).status).toBe(200);
 		await revokeKey({ keyId: apiKey.id, actor: { kind: 'cli' } });
@@ -77,7 +77,7 @@ describe('revoked and rotated keys fail on the very next request', () => {
 	});
 
 	test('rotate → old key 401 api_key_rotated, new key works at once', async () => {
-		const { createKey } = await import('../../server/src/api-keys/service');
+		const { createKey } = await import('../../server/src/api-keys/lifecycle');
 		const { secret, apiKey } = await createKey({ organizationId: world.acme.id, label: 'to rotate', scopes: ['read:users'], actor: { kind: 'cli' } });
 		expect((await call(server, '/api/v1/users', { key: secret })).status).toBe(200);
 		const fresh = await rotateKey({ keyId: apiKey.id, actor: { kind: 'cli' } });
@@ -139,7 +139,7 @@ describe('order of checks: authentication, plan, scope, then validation', () => 
 	});
 
 	test('business plan and a missing scope → 403 plan_required', async () => {
-		const { createKey } = await import('../../server/src/api-keys/service');
+		const { createKey } = await import('../../server/src/api-keys/lifecycle');
 		await world.initech.update({ plan: 'enterprise' });
 		const { secret } = await createKey({ organizationId: world.initech.id, label: 'courses only', scopes: ['read:courses'], actor: { kind: 'cli' } });
 		await world.initech.update({ plan: 'business' });

@@ -1,7 +1,7 @@
 import { database, Event } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
-import { createKey, revokeKey } from '../../server/src/api-keys/service';
+import { createKey, revokeKey } from '../../server/src/api-keys/lifecycle';
 import { onPostgres } from '../helpers/database';
 import type { TestServer } from '../helpers/server';
 import { waitUntil } from '../helpers/wait';

@@ -1,5 +1,5 @@
 import { SCOPES } from '../../server/src/api-keys/model';
-import { createKey } from '../../server/src/api-keys/service';
+import { createKey } from '../../server/src/api-keys/lifecycle';
 import { Certificate, Course, Enrollment, Event, Organization, User } from '../../server/src/db';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { waitUntil } from '../helpers/wait';

@@ -1,5 +1,5 @@
 import { ApiKey } from '../../server/src/db';
-import { createKey, revokeKey, rotateKey } from '../../server/src/api-keys/service';
+import { createKey, revokeKey, rotateKey } from '../../server/src/api-keys/lifecycle';
 import type { TestServer } from '../helpers/server';
 import { call, expectProblem, startApiServer, type World } from './api-fixtures';
 

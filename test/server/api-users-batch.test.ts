@@ -1,4 +1,4 @@
-import { createKey } from '../../server/src/api-keys/service';
+import { createKey } from '../../server/src/api-keys/lifecycle';
 import { Event, User } from '../../server/src/db';
 import type { TestServer } from '../helpers/server';
 import { call, expectProblem, startApiServer, type World } from './api-fixtures';

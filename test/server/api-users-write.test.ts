@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 
-import { createKey } from '../../server/src/api-keys/service';
+import { createKey } from '../../server/src/api-keys/lifecycle';
 import { Certificate, Course, Enrollment, User } from '../../server/src/db';
 import { hashPassword } from '../../server/src/users/password';
 import { PageClient } from '../helpers/page-client';

@@ -1,5 +1,5 @@
 import { ApiKey } from '../../server/src/api-keys/model';
-import { createKey } from '../../server/src/api-keys/service';
+import { createKey } from '../../server/src/api-keys/lifecycle';
 import { Organization } from '../../server/src/organizations/model';
 import { createOrganization } from '../../server/src/organizations/service';
 import { createUser } from '../../server/src/users/service';

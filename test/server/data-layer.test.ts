@@ -1,4 +1,5 @@
-import { authenticate, createKey, rotateKey } from '../../server/src/api-keys/service';
+import { authenticate } from '../../server/src/api-keys/authenticate';
+import { createKey, rotateKey } from '../../server/src/api-keys/lifecycle';
 import { RuleError } from '../../server/src/common/rule-error';
 import { ApiKey, connect, Course, migrate, Organization, User, type Database } from '../../server/src/db';
 import { openDatabase } from '../../server/src/db/database';

@@ -8,7 +8,8 @@ import { Op } from 'sequelize';
 
 import { sweepKeyExpiry } from '../../server/src/api-keys/expiry-sweep';
 import { ApiKey, AuditEvent } from '../../server/src/api-keys/model';
-import { createKey, KeyRuleError, revokeKey, rotateKey } from '../../server/src/api-keys/service';
+import { KeyRuleError } from '../../server/src/api-keys/errors';
+import { createKey, revokeKey, rotateKey } from '../../server/src/api-keys/lifecycle';
 import { findOrganization } from '../../server/src/organizations/service';
 import { runCli, type CliResult } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';

@@ -6,7 +6,8 @@
  * matters: exactly one key of the family still opens the API.
  */
 import { ApiKey } from '../../server/src/api-keys/model';
-import { KeyRuleError, rotateKey, revokeKey } from '../../server/src/api-keys/service';
+import { KeyRuleError } from '../../server/src/api-keys/errors';
+import { rotateKey, revokeKey } from '../../server/src/api-keys/lifecycle';
 import { runCli } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 

@@ -2,7 +2,7 @@ import { WebhookEndpoint } from '../../server/src/db';
 import { checkWebhookUrl, classifyAddress } from '../../server/src/webhooks/url-policy';
 import type { TestServer } from '../helpers/server';
 import { call, expectProblem, NO_LIMIT, startApiServer, type World } from './api-fixtures';
-import { createKey } from '../../server/src/api-keys/service';
+import { createKey } from '../../server/src/api-keys/lifecycle';
 
 let server: TestServer;
 let world: World;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 
-import { createKey } from '../../server/src/api-keys/service';
+import { createKey } from '../../server/src/api-keys/lifecycle';
 import { User, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { pruneDeliveries } from '../../server/src/webhooks/retention';
 import { nextAttemptAfter } from '../../server/src/webhooks/schedule';

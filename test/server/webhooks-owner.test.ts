@@ -1,5 +1,5 @@
 import { ApiKey, AuditEvent } from '../../server/src/api-keys/model';
-import { revokeKey } from '../../server/src/api-keys/service';
+import { revokeKey } from '../../server/src/api-keys/lifecycle';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { createUser } from '../../server/src/users/service';
 import { pruneDeliveries } from '../../server/src/webhooks/retention';

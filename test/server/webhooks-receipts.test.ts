@@ -1,4 +1,4 @@
-import { createKey } from '../../server/src/api-keys/service';
+import { createKey } from '../../server/src/api-keys/lifecycle';
 import { User, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import type { TestServer } from '../helpers/server';

@@ -1,5 +1,5 @@
 import { ApiKey } from '../../server/src/api-keys/model';
-import { createKey } from '../../server/src/api-keys/service';
+import { createKey } from '../../server/src/api-keys/lifecycle';
 import { WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { createUser } from '../../server/src/users/service';
 import { startReceiver, type Receiver } from '../helpers/receiver';

@@ -3,7 +3,7 @@ import { Op } from 'sequelize';
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { ApiKey } from './model';
-import { writeAudit } from './service';
+import { writeAudit } from './audit';
 
 /** How long before its expiry date a key is announced, on the keys page and in the audit log. */
 export const EXPIRY_REMINDER_DAYS = 7;

@@ -5,7 +5,7 @@ import { callerOf } from '../http/auth';
 import { parseQuery } from '../http/validate';
 import { scopeList } from './model';
 import { keyDescription, type KeyDescriptionRow } from './queries';
-import { AuthError } from './service';
+import { AuthError } from './errors';
 
 /**
  * GET /api/v1/key (SPEC §19): the calling key as its holder may know it, for any valid key

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 
-import { createKey, findKey, keyJson, listKeys, revokeKey, rotateKey, type IssuedKey } from '../api-keys/service';
+import { createKey, findKey, listKeys, revokeKey, rotateKey, type IssuedKey } from '../api-keys/lifecycle';
+import { keyJson } from '../api-keys/present';
 import type { ApiKey } from '../api-keys/model';
 import { findOrganization } from '../organizations/service';
 import { withDatabase } from './context';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 
-import { createKey } from '../api-keys/service';
+import { createKey } from '../api-keys/lifecycle';
 import { SCOPES } from '../api-keys/model';
 import { loadConfig, type Config } from '../config';
 import { Organization } from '../db';

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-import type { Caller } from '../api-keys/service';
+import type { Caller } from '../api-keys/authenticate';
 import type { Problem } from '../common/problem';
 import { problemBody, knownProblem } from './errors';
 

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 
 import type { Scope } from '../api-keys/model';
-import { authenticate, type Caller } from '../api-keys/service';
+import { authenticate, type Caller } from '../api-keys/authenticate';
 import { problems } from '../common/problem';
 import { hasApiAccess } from '../organizations/plan';
 

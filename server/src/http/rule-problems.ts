@@ -33,7 +33,7 @@ function taken(err: RuleError, code: string, title: string, param: string): Prob
 }
 
 const RULE_PROBLEMS: Record<string, ToProblem> = {
-	// Authentication (api-keys/service.ts: authenticate).
+	// Authentication (api-keys/authenticate.ts).
 	invalid_api_key: () => problems.invalidApiKey(),
 	api_key_revoked: () => problems.apiKeyRevoked(),
 	api_key_rotated: () => problems.apiKeyRotated(),

@@ -2,18 +2,9 @@ import { Router, type Request, type Response } from 'express';
 
 import { EXPIRY_REMINDER_DAYS, expiresSoon, sweepKeyExpiry } from '../api-keys/expiry-sweep';
 import { ApiKey, SCOPES } from '../api-keys/model';
-import {
-	createKey,
-	KeyRuleError,
-	listAuditEvents,
-	listKeys,
-	revokeKey,
-	rotateKey,
-	type Actor,
-	type IssuedKey,
-	type KeyRuleCode,
-	type Origin,
-} from '../api-keys/service';
+import { listAuditEvents, type Actor, type Origin } from '../api-keys/audit';
+import { KeyRuleError, type KeyRuleCode } from '../api-keys/errors';
+import { createKey, listKeys, revokeKey, rotateKey, type IssuedKey } from '../api-keys/lifecycle';
 import { User } from '../users/model';
 import { WebhookEndpoint } from '../webhooks/model';
 import { endpointsOfKey } from '../webhooks/owners';

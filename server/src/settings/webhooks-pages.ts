@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 
-import type { Actor, Origin } from '../api-keys/service';
+import type { Actor, Origin } from '../api-keys/audit';
 import { RuleError } from '../common/rule-error';
 import type { WebhookConfig } from '../config';
 import type { SentRequest } from '../webhooks/exchange';

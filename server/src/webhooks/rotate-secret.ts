@@ -1,5 +1,5 @@
-import type { Actor, Origin } from '../api-keys/service';
-import { writeAudit } from '../api-keys/service';
+import type { Actor, Origin } from '../api-keys/audit';
+import { writeAudit } from '../api-keys/audit';
 import { randomBase62 } from '../common/ids';
 import type { WebhookConfig } from '../config';
 import { database } from '../db';

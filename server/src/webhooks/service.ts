@@ -1,7 +1,8 @@
 import { Op, type Transaction } from 'sequelize';
 
 import { ApiKey, type Scope } from '../api-keys/model';
-import { AuthError, writeAudit, type Actor, type Origin } from '../api-keys/service';
+import { writeAudit, type Actor, type Origin } from '../api-keys/audit';
+import { AuthError } from '../api-keys/errors';
 import { newId, randomBase62 } from '../common/ids';
 import { RuleError } from '../common/rule-error';
 import { database } from '../db';

@@ -1,5 +1,5 @@
-import type { Actor, Origin } from '../api-keys/service';
-import { writeAudit } from '../api-keys/service';
+import type { Actor, Origin } from '../api-keys/audit';
+import { writeAudit } from '../api-keys/audit';
 import { ApiKey } from '../api-keys/model';
 import { RuleError } from '../common/rule-error';
 import { database } from '../db';

@@ -1,0 +1,54 @@
+import { Op } from 'sequelize';
+
+import { database } from '../db';
+import type { Plan } from '../organizations/model';
+import { AuthError } from './errors';
+import { hashKey, isWellFormedKey } from './key-format';
+import { ApiKey, isPastExpiry, scopeList, type Scope } from './model';
+import { keyLookup, type KeyLookupRow } from './queries';
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Who is calling: the key (and what it may do) and its organization. */
+export interface Caller {
+	apiKey: { id: string; scopeList: Scope[]; lastUsedAt: Date | null };
+	organization: { id: string; plan: Plan };
+}
+
+/**
+ * Resolves a bearer token to its key and organization, or throws the AuthError that says why
+ * not. Reads the database on every call: a cache would let a revoked or rotated key through
+ * for as long as it lived, on every instance that held it.
+ */
+export async function authenticate(token: string): Promise<Caller> {
+	if (!isWellFormedKey(token)) throw new AuthError('invalid_api_key');
+	const db = database();
+	const [row] = await db.rows<KeyLookupRow>(keyLookup(db), [hashKey(token)]);
+	if (row === undefined) throw new AuthError('invalid_api_key');
+	if (row.status === 'revoked') throw new AuthError('api_key_revoked');
+	if (row.status === 'rotated') throw new AuthError('api_key_rotated');
+	if (isPastExpiry(row.expiresAt)) throw new AuthError('api_key_expired');
+	if (row.organizationId === null || row.plan === null) throw new AuthError('invalid_api_key');
+	const apiKey = { id: row.id, scopeList: scopeList(row.scopes), lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt) };
+	touchLastUsed(apiKey);
+	return { apiKey, organization: { id: row.organizationId, plan: row.plan } };
+}
+
+/** At most one write a minute per key, and the condition keeps it so across instances. */
+function touchLastUsed(apiKey: Caller['apiKey']): void {
+	const now = Date.now();
+	if (apiKey.lastUsedAt && now - apiKey.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+	const staleBefore = new Date(now - LAST_USED_RESOLUTION_MS);
+	ApiKey.update(
+		{ lastUsedAt: new Date(now) },
+		{
+			where: {
+				id: apiKey.id,
+				[Op.or]: [{ lastUsedAt: null }, { lastUsedAt: { [Op.lt]: staleBefore } }],
+			},
+			silent: true,
+		},
+	).catch(() => {
+		// Best effort: a busy database must not fail the caller's request over a timestamp.
+	});
+}
