@@ -1,5 +1,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { Client } from 'pg';
 import { QueryTypes, Sequelize, Transaction, type Options } from 'sequelize';
 
 import { PreparedReads } from './prepared';
@@ -90,7 +91,11 @@ export class Database {
 	readonly dialect: Dialect;
 	private readonly prepared: PreparedReads;
 
-	constructor(readonly sequelize: Sequelize) {
+	/** Kept only to open a session outside the pool (sessionOutsidePool); never logged. */
+	readonly #url: string;
+
+	constructor(readonly sequelize: Sequelize, url: string) {
+		this.#url = url;
 		this.dialect = sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
 		this.prepared = new PreparedReads(sequelize, this.dialect);
 	}
@@ -126,6 +131,18 @@ export class Database {
 	 */
 	storedTime(placeholder: string): string {
 		return this.dialect === 'sqlite' ? `strftime('%Y-%m-%d %H:%M:%f +00:00', ${placeholder})` : placeholder;
+	}
+
+	/**
+	 * PostgreSQL: a session of its own, outside the pool, with the pg driver's own client (which
+	 * reads DATABASE_URL as Sequelize's pool does): for a session lock held while the pool works,
+	 * which a pool of one connection would otherwise deadlock against. The caller ends it.
+	 */
+	async sessionOutsidePool(): Promise<Client> {
+		if (this.dialect !== 'postgres') throw new Error('A session outside the pool is a PostgreSQL feature.');
+		const client = new Client({ connectionString: this.#url });
+		await client.connect();
+		return client;
 	}
 
 	async close(): Promise<void> {
@@ -185,5 +202,5 @@ export async function openDatabase({ databaseUrl, poolMax = 10, create = true }:
 		});
 		await sequelize.authenticate();
 	}
-	return new Database(sequelize);
+	return new Database(sequelize, databaseUrl);
 }

@@ -61,32 +61,22 @@ export function migrator({ sequelize }: Database): Umzug<QueryInterface> {
 /** Any constant shared by every instance: the PostgreSQL advisory lock that serialises migrations. */
 const MIGRATION_LOCK_ID = 0x4c4d53; // "LMS"
 
-interface RawPgConnection {
-	query(sql: string, values?: unknown[]): Promise<unknown>;
-}
-interface PgConnectionManager {
-	connect(config: unknown): Promise<RawPgConnection>;
-	disconnect(connection: RawPgConnection): Promise<void>;
-}
-
 /**
  * Applies pending migrations; returns the names applied. On PostgreSQL several instances may
  * start (and migrate) at once, so the run holds a session advisory lock: the first instance
- * migrates, the others wait and then find nothing to do. The lock lives on a connection of its
- * own, outside the pool, so a pool of one connection cannot deadlock against it.
+ * migrates, the others wait and then find nothing to do. The lock lives on a session outside
+ * the pool, so a pool of one connection cannot deadlock against it.
  */
 export async function migrate(db: Database): Promise<string[]> {
 	const run = async () => (await migrator(db).up()).map((m) => m.name);
 	if (db.dialect !== 'postgres') return run();
-	const { sequelize } = db;
-	const manager = sequelize.connectionManager as unknown as PgConnectionManager;
-	const connection = await manager.connect(sequelize.config);
+	const session = await db.sessionOutsidePool();
 	try {
-		await connection.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+		await session.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
 		return await run();
 	} finally {
-		// Closing the session releases the lock even if the unlock itself fails.
-		await connection.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
-		await manager.disconnect(connection);
+		// Ending the session releases the lock even if the unlock itself fails.
+		await session.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+		await session.end();
 	}
 }
