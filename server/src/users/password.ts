@@ -1,6 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+
+import type { HashReply, HashRequest } from './password-worker';
 
 /**
  * scrypt with N = 2^17, r = 8, p = 1 (OWASP's password storage cheat sheet): about 0.3 s and
@@ -22,21 +25,15 @@ interface ScryptParams {
  * Hashing runs on worker threads of its own, never on libuv's thread pool: `crypto.scrypt` would
  * take pool threads that the SQLite driver (and DNS, and fs) need, and a storm of sign-ins would
  * then stall every API request behind it. One worker per spare core (one here, two at most)
- * runs synchronous scrypt, one hash at a time; further hashes wait in the worker's queue, so
- * sign-ins slow down under a storm while the API does not.
+ * runs synchronous scrypt (password-worker.ts), one hash at a time; further hashes wait in the
+ * worker's queue, so sign-ins slow down under a storm while the API does not.
+ *
+ * The worker is the compiled module beside this one. When this module runs from its TypeScript
+ * source (the tests, through ts-jest), that is the build's copy: Node 20 runs no TypeScript.
  */
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const { scryptSync } = require('node:crypto');
-parentPort.on('message', ({ id, password, salt, keyLength, params }) => {
-	try {
-		const key = scryptSync(password, Buffer.from(salt), keyLength, params);
-		parentPort.postMessage({ id, key });
-	} catch (err) {
-		parentPort.postMessage({ id, error: err && err.message ? err.message : String(err) });
-	}
-});
-`;
+const WORKER_FILE = __filename.endsWith('.ts')
+	? join(__dirname, '..', '..', 'dist', 'users', 'password-worker.js')
+	: join(__dirname, 'password-worker.js');
 
 interface Job {
 	resolve(key: Buffer): void;
@@ -64,13 +61,14 @@ class HashWorker {
 			this.jobs.set(id, { resolve, reject });
 			// Keeps the process alive only while a hash is owed (a CLI command awaits it).
 			worker.ref();
-			worker.postMessage({
+			const request: HashRequest = {
 				id,
 				password,
 				salt,
 				keyLength: KEY_LENGTH,
 				params: { ...params, maxmem: 128 * params.N * params.r * 2 },
-			});
+			};
+			worker.postMessage(request);
 		});
 	}
 
@@ -86,8 +84,8 @@ class HashWorker {
 
 	private start(): Worker {
 		if (this.worker) return this.worker;
-		const worker = new Worker(WORKER_SOURCE, { eval: true });
-		worker.on('message', ({ id, key, error }: { id: number; key?: Uint8Array; error?: string }) => {
+		const worker = new Worker(WORKER_FILE);
+		worker.on('message', ({ id, key, error }: HashReply) => {
 			const job = this.jobs.get(id);
 			this.jobs.delete(id);
 			if (this.jobs.size === 0) this.idle(worker);
