@@ -19,6 +19,7 @@ import * as signInClientsAndDevices from './migrations/0017-sign-in-clients-and-
 import * as webhookDeliveryExchanges from './migrations/0018-webhook-delivery-exchanges';
 import * as reportCounters from './migrations/0019-report-counters';
 import * as apiKeyExpiry from './migrations/0020-api-key-expiry';
+import * as webhookDeliveriesPendingByEndpoint from './migrations/0021-webhook-deliveries-pending-by-endpoint';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -44,6 +45,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0018-webhook-delivery-exchanges', webhookDeliveryExchanges],
 	['0019-report-counters', reportCounters],
 	['0020-api-key-expiry', apiKeyExpiry],
+	['0021-webhook-deliveries-pending-by-endpoint', webhookDeliveriesPendingByEndpoint],
 ];
 
 /** Where umzug records the migrations applied. */
