@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 import { freePort } from '../helpers/ports';
-import { startTestServer } from '../helpers/server';
 import { n8nBin, nodeBin, toolchain } from './toolchain';
 
 const run = promisify(execFile);
@@ -339,37 +338,10 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 export function workflowFrom(name: string, values: Record<string, string | number | boolean>): Json {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const template = JSON.stringify(require(`./workflows/${name}.json`));
-	const filled = template.replace(/"@@(\w+)@@"|@@(\w+)@@/g, (whole, quoted?: string, inner?: string) => {
+	const filled = template.replace(/"@@(\w+)@@"|@@(\w+)@@/g, (_whole, quoted?: string, inner?: string) => {
 		const key = (quoted ?? inner)!;
 		if (!(key in values)) throw new Error(`workflow ${name}: no value for @@${key}@@`);
 		return quoted ? JSON.stringify(values[key]) : String(values[key]);
 	});
 	return JSON.parse(filled) as Json;
-}
-
-/**
- * What most real-n8n suites start from: the LMS with its demo data (limit raised), a key of
- * `scopes` for acme, and a fresh n8n home holding an LMS credential (`credentialId`) for it.
- * `api` reads the LMS with that key; `close` removes both.
- */
-export async function lmsWithN8n({ scopes, credentialId, label }: { scopes: string[]; credentialId: string; label: string }) {
-	const server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-	const { key } = await server.createKey('acme', scopes, label);
-	const home = await N8nHome.create();
-	await home.importCredentials([{ id: credentialId, name: 'LMS', type: 'lmsApi', data: { baseUrl: server.baseUrl, apiKey: key } }]);
-	async function api<T = Record<string, unknown>>(path: string): Promise<T> {
-		const response = await fetch(`${server.baseUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` } });
-		if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-		return (await response.json()) as T;
-	}
-	return {
-		server,
-		key,
-		home,
-		api,
-		async close() {
-			home.remove();
-			await server.stop();
-		},
-	};
 }

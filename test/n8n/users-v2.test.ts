@@ -4,7 +4,8 @@
  * and the workflow goes on, Fail the Item fails it (here under On Error → Continue), and a node
  * saved at version 2 keeps failing the item as it always did.
  */
-import { lmsWithN8n, workflowFrom, type WorkflowRun } from './n8n';
+import { lmsWithN8n } from './lms-with-n8n';
+import { workflowFrom, type WorkflowRun } from './n8n';
 
 const CREDENTIAL = 'lmsRealUsersV2Cr';
 

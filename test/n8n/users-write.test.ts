@@ -3,7 +3,8 @@
  * Create → Update → Deactivate → Reactivate, each node taking the previous one's items. Each
  * node's output is what the API says of the person at that step, item for item and paired.
  */
-import { lmsWithN8n, workflowFrom, type WorkflowRun } from './n8n';
+import { lmsWithN8n } from './lms-with-n8n';
+import { workflowFrom, type WorkflowRun } from './n8n';
 
 const PEOPLE = [
 	{ name: 'Ada Writer', email: 'ada@real-n8n-users.example', hr: 'HR-9001' },
