@@ -31,6 +31,12 @@ const PG_SUFFIX = (i: string) => `lpad(upper(to_hex((${i}::bigint * 2654435761) 
 
 export const courseId = (n: number) => `crs_bench${String(n).padStart(2, '0')}`;
 
+/** User i's id as SQLITE_SUFFIX and PG_SUFFIX make it, so a benchmark can name loaded people without listing them. */
+export const loadedUserId = (i: number) => `usr_${((BigInt(i) * 2654435761n) % 1099511627776n).toString(16).toUpperCase().padStart(10, '0')}`;
+
+/** The loader deactivates every tenth user (i % 10 = 0, the status CASE below); the rest are active students. */
+export const isLoadedUserActive = (i: number) => i % 10 !== 0;
+
 function sqliteRun(db: sqlite3.Database, sql: string, params: unknown[] = []): Promise<void> {
 	return new Promise((resolve, reject) => db.run(sql, params, (err) => (err ? reject(err) : resolve())));
 }

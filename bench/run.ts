@@ -1,11 +1,12 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers
+ *   api-overhead  scale  return-all  n8n-bulk  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers
  */
 import { apiOverhead } from './api-overhead';
 import { eventsBench } from './events';
 import { machineInfo } from './lib';
 import { memory } from './memory';
+import { n8nBulkBench } from './n8n-bulk';
 import { overdueBench } from './overdue';
 import { pickersBench } from './pickers';
 import { reportBench } from './report';
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	'api-overhead': apiOverhead,
 	scale,
 	'return-all': returnAllBench,
+	'n8n-bulk': n8nBulkBench,
 	memory,
 	events: eventsBench,
 	webhooks: webhooksBench,

@@ -25,6 +25,9 @@ export interface NodeRun {
 export interface WorkflowRun {
 	nodes: Record<string, NodeRun>;
 	error?: { message: string; description?: string };
+	/** The execution's own start and end, as n8n recorded them (ISO 8601), when it says. */
+	startedAt?: string;
+	stoppedAt?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -79,15 +82,15 @@ export class N8nHome {
 		};
 	}
 
-	/** One n8n CLI command; rejects with its output when it fails. */
-	async cli(args: string[], extra: Record<string, string> = {}): Promise<string> {
+	/** One n8n CLI command; rejects with its output when it fails, or after `timeoutMs`. */
+	async cli(args: string[], extra: Record<string, string> = {}, timeoutMs = 180_000): Promise<string> {
 		const port = String(await freePort());
 		const broker = String(await freePort());
 		try {
 			const { stdout } = await run(nodeBin(this.cache) + '/node', [n8nBin(this.cache), ...args], {
 				env: this.env({ N8N_PORT: port, N8N_RUNNERS_BROKER_PORT: broker, ...extra }),
 				maxBuffer: 64 * 1024 * 1024,
-				timeout: 180_000,
+				timeout: timeoutMs,
 			});
 			return stdout;
 		} catch (err) {
@@ -111,10 +114,11 @@ export class N8nHome {
 
 	/**
 	 * `n8n execute --rawOutput`: the run JSON follows n8n's log lines (a line `{` to the last
-	 * line `}`). A workflow that fails still prints its run; n8n then exits non-zero.
+	 * line `}`). A workflow that fails still prints its run; n8n then exits non-zero. A run that
+	 * waits out the LMS's per-IP limit (a benchmark) needs more than the default 3 minutes.
 	 */
-	async execute(workflowId: string): Promise<WorkflowRun> {
-		const output = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput']).catch((err: Error) => err.message);
+	async execute(workflowId: string, timeoutMs?: number): Promise<WorkflowRun> {
+		const output = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput'], {}, timeoutMs).catch((err: Error) => err.message);
 		const lines = output.split('\n');
 		const first = lines.indexOf('{');
 		const last = lines.lastIndexOf('}');
@@ -167,7 +171,8 @@ function runOf(run: Json): WorkflowRun {
 			error: last.error as NodeRun['error'],
 		};
 	}
-	return { nodes, error: resultData.error as WorkflowRun['error'] };
+	const time = (value: unknown) => (typeof value === 'string' ? value : undefined);
+	return { nodes, error: resultData.error as WorkflowRun['error'], startedAt: time(run.startedAt), stoppedAt: time(run.stoppedAt) };
 }
 
 export interface Execution {

@@ -10,10 +10,13 @@ export interface Toolchain {
 	tarball: string;
 }
 
-/** Installs (or reuses) Node 24 + n8n 2.41 and packs the package; used by the global setup. */
-export async function prepareToolchain(): Promise<Toolchain> {
-	const cache = await script('install.sh');
-	return { cache, tarball: await script('package.sh') };
+/**
+ * Installs (or reuses) Node 24 + n8n 2.41 and packs the package; used by the global setup, and by
+ * the n8n-bulk benchmark, which runs compiled from bench/dist and so names the repository root.
+ */
+export async function prepareToolchain(root = ROOT): Promise<Toolchain> {
+	const cache = await script(root, 'install.sh');
+	return { cache, tarball: await script(root, 'package.sh') };
 }
 
 /** What the global setup prepared, for the test files. */
@@ -29,9 +32,9 @@ export const n8nBin = (cache: string) => join(cache, 'n8n', 'node_modules', 'n8n
 export const toolsOf = (cache: string) => join(cache, 'tools', 'node_modules');
 
 /** A script of scripts/n8n: its progress goes to the terminal, its last line is its answer. */
-function script(name: string): Promise<string> {
+function script(root: string, name: string): Promise<string> {
 	return new Promise((resolve, reject) => {
-		const child = spawn('bash', [join(ROOT, 'scripts', 'n8n', name)], { stdio: ['ignore', 'pipe', 'inherit'] });
+		const child = spawn('bash', [join(root, 'scripts', 'n8n', name)], { stdio: ['ignore', 'pipe', 'inherit'] });
 		let out = '';
 		child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
 		child.on('error', reject);

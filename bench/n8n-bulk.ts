@@ -1,0 +1,263 @@
+/**
+ * 10,000 enrollments from a real n8n (2.41, Node 24, the packed package installed as users install
+ * it; test/n8n's toolchain): a workflow of new hires → LMS Enrollments → Create, run with
+ * `n8n execute` against `lms-server start` at its shipped limit of 100 requests a minute per IP.
+ * The node sends 100 input items per request (POST /enrollments/batch), so the job is 100 requests
+ * where one request per item would be 10,000: at least 99 windows of the limit, 99 minutes.
+ *
+ * Every request n8n sends goes through a loopback proxy that counts it (credential reads and
+ * anything else included). The floor is the return-all benchmark's: the limiter's window opens at
+ * the first request, so the requests the job needs, R, wait ⌊(R−1)/100⌋ full windows, and the
+ * requests of the last window still take their unthrottled time; that time per request is the
+ * same workflow's against a server whose limit is raised, measured in the same round. The wall
+ * time is the execution's own (n8n's startedAt → stoppedAt), not n8n's start-up.
+ *
+ * Then the retry check: the proxy withholds the answers to four batches after the LMS committed
+ * them (it waits for the whole answer, then destroys n8n's connection), the node fails, n8n's
+ * Retry On Fail runs it again in the same execution, and the batches it sends again are answered
+ * from the LMS's idempotency store: the run must end with exactly 10,000 new enrollments, counted
+ * by the API, each output item paired with its input and no id twice.
+ */
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { cutFirstAnswerOfBatches, startAnswerCuttingProxy, type AnswerCuttingProxy } from '../test/helpers/answer-cutting-proxy';
+import { bulkEnrollWorkflow, ENROLL_NODE } from '../test/n8n/bulk-enroll';
+import { N8nHome, type WorkflowRun } from '../test/n8n/n8n';
+import { prepareToolchain } from '../test/n8n/toolchain';
+import { isLoadedUserActive, loadedUserId, loadSqlite } from './bulk-load';
+import { fmt, heading, lmsCli, median, ROOT, settings, sleep, startLms, table, tempSqlite, type ChildServer } from './lib';
+
+const PEOPLE = Number(process.env.BENCH_N8N_BULK_ENROLLMENTS ?? 10_000);
+const BATCH = 100;
+const LIMIT_PER_MINUTE = 100;
+const WINDOW_S = 60;
+const TARGET = 1.1;
+/** n8n's cap on Retry On Fail; each lost answer costs one try. */
+const MAX_TRIES = 5;
+/** Where in the job the four lost answers fall (fractions of the batches). */
+const CUT_AT = [0.09, 0.34, 0.59, 0.84];
+const CREDENTIAL = 'lmsBenchBulkCr01';
+const WORKFLOW = 'lmsBenchBulkWf001';
+const BATCH_PATH = '/api/v1/enrollments/batch';
+/** An execution that waits out the limit several times still ends well within this. */
+const EXECUTION_TIMEOUT_MS = 30 * 60_000;
+
+interface RunResult {
+	/** The execution's own duration, as n8n recorded it. */
+	seconds: number;
+	/** Requests n8n sent to the LMS, all of them. */
+	requests: number;
+	/** Of those, answered 429 by the limit. */
+	throttled: number;
+	/** Output items that are enrollments. */
+	made: number;
+	/** Distinct enrollment ids among them. */
+	distinct: number;
+	/** Every output item paired with the input item of its position. */
+	paired: boolean;
+	/** Enrollments in the course afterwards less before, counted by the API. */
+	enrolled: number;
+	/** Error items, and the execution's error if it failed. */
+	errors: string[];
+	cuts: number;
+	replayed: number;
+	/** Times n8n ran the node: how often the first batch was sent. */
+	tries: number;
+}
+
+/** The total of an API list, waiting out the limit the run may have used up. */
+async function total(server: ChildServer, key: string, path: string): Promise<number> {
+	for (;;) {
+		const response = await fetch(`${server.baseUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` } });
+		if (response.status === 429) {
+			await sleep(Number(response.headers.get('retry-after') ?? 1) * 1000);
+			continue;
+		}
+		if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+		return ((await response.json()) as { pagination: { total: number } }).pagination.total;
+	}
+}
+
+function seconds(run: WorkflowRun): number {
+	if (!run.startedAt || !run.stoppedAt) throw new Error('n8n execute printed no startedAt/stoppedAt');
+	return (Date.parse(run.stoppedAt) - Date.parse(run.startedAt)) / 1000;
+}
+
+/** A SQLite database and its WAL, copied, so every run starts from the same free pairs. */
+function copyDatabase(from: string, to: string): void {
+	for (const suffix of ['', '-wal', '-shm']) if (existsSync(from + suffix)) copyFileSync(from + suffix, to + suffix);
+}
+
+export async function n8nBulkBench(): Promise<void> {
+	heading(`n8n bulk enrollment: ${fmt.int(PEOPLE)} enrollments, LMS Enrollments node in n8n 2.41, default limit (100 requests/minute)`);
+	// What test:n8n's global setup does: install (or reuse) n8n and pack the package.
+	const toolchain = await prepareToolchain(ROOT);
+	process.env.LMS_N8N_CACHE = toolchain.cache;
+	process.env.LMS_N8N_TARBALL = toolchain.tarball;
+
+	const template = tempSqlite();
+	const runs = mkdtempSync(join(tmpdir(), 'lms-bench-n8n-bulk-'));
+	let proxy: AnswerCuttingProxy | undefined;
+	let home: N8nHome | undefined;
+	try {
+		const demo = JSON.parse(await lmsCli(['seed', '--demo', '--json'], { DATABASE_URL: template.databaseUrl })) as {
+			organizations: Array<{ slug: string; id: string }>;
+		};
+		const acme = demo.organizations.find((o) => o.slug === 'acme')!;
+		// The first PEOPLE active students the loader makes, none enrolled anywhere yet.
+		const students: string[] = [];
+		let users = 0;
+		for (; students.length < PEOPLE; users++) if (isLoadedUserActive(users)) students.push(loadedUserId(users));
+		await loadSqlite(template.file, { organizationId: acme.id, users, enrollments: 0 });
+		const { key } = JSON.parse(
+			await lmsCli(['keys', 'create', '--org', 'acme', '--label', 'n8n bulk', '--scopes', 'read:courses,read:enrollments,write:enrollments', '--json'], {
+				DATABASE_URL: template.databaseUrl,
+			}),
+		) as { key: string };
+		const look = await startLms({ DATABASE_URL: template.databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' });
+		let course: string;
+		let before: number;
+		try {
+			// The API lists published courses only: any of them takes enrollments.
+			const response = await fetch(`${look.baseUrl}/api/v1/courses?per_page=1`, { headers: { Authorization: `Bearer ${key}` } });
+			if (!response.ok) throw new Error(`/courses: ${response.status} ${await response.text()}`);
+			course = ((await response.json()) as { data: Array<{ id: string }> }).data[0].id;
+			before = await total(look, key, `/enrollments?course_id=${course}&per_page=1`);
+		} finally {
+			await look.stop();
+		}
+
+		proxy = await startAnswerCuttingProxy({ target: 'http://127.0.0.1:9' });
+		home = await N8nHome.create();
+		await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: proxy.url, apiKey: key } }]);
+		await home.importWorkflow(bulkEnrollWorkflow({ id: WORKFLOW, credentialId: CREDENTIAL, course, students, maxTries: MAX_TRIES }));
+
+		let round = 0;
+		/** One execution against a fresh copy of the data and a fresh server (a fresh limiter window). */
+		const runOnce = async (env: Record<string, string>): Promise<RunResult> => {
+			const file = join(runs, `run-${++round}.sqlite`);
+			copyDatabase(template.file, file);
+			const server = await startLms({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'warn', ...env });
+			try {
+				proxy!.target = server.baseUrl;
+				proxy!.clear();
+				const run = await home!.execute(WORKFLOW, EXECUTION_TIMEOUT_MS);
+				const enroll = run.nodes[ENROLL_NODE] ?? { items: [], paired: [] };
+				const made = enroll.items.filter((item) => typeof item.id === 'string' && String(item.id).startsWith('enr_'));
+				const errors = [
+					...(run.error ? [`${run.error.message} ${run.error.description ?? ''}`] : []),
+					...enroll.items.filter((item) => item.error !== undefined).map((item) => String(item.error)),
+				];
+				const batches = proxy!.requests.filter((r) => r.path === BATCH_PATH);
+				return {
+					seconds: seconds(run),
+					requests: proxy!.requests.length,
+					throttled: proxy!.requests.filter((r) => r.status === 429).length,
+					made: made.length,
+					distinct: new Set(made.map((item) => item.id)).size,
+					paired: enroll.paired.length === PEOPLE && enroll.paired.every((p, i) => (p as { item?: number } | undefined)?.item === i),
+					enrolled: (await total(server, key, `/enrollments?course_id=${course}&per_page=1`)) - before,
+					errors,
+					cuts: batches.filter((r) => r.cut).length,
+					replayed: batches.filter((r) => r.replayed).length,
+					tries: batches.filter((r) => r.idempotencyKey?.includes(':i0-') && r.status !== 429).length,
+				};
+			} finally {
+				await server.stop();
+				for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+			}
+		};
+		const check = (what: string, run: RunResult) => {
+			if (run.made !== PEOPLE || run.distinct !== PEOPLE || run.enrolled !== PEOPLE || !run.paired || run.errors.length > 0) {
+				throw new Error(
+					`${what}: ${run.made} made, ${run.distinct} distinct, ${run.enrolled} enrolled, paired ${run.paired}, errors: ${run.errors.slice(0, 3).join(' | ')}`,
+				);
+			}
+		};
+
+		// The retry check: four answers lost after the LMS committed, at the default limit.
+		const batches = Math.ceil(PEOPLE / BATCH);
+		const cutFirstItems = CUT_AT.map((at) => Math.floor(at * batches) * BATCH);
+		proxy.cut = cutFirstAnswerOfBatches(BATCH_PATH, cutFirstItems);
+		console.log(`lost answers: the batches starting at items ${cutFirstItems.join(', ')}, each answered by the LMS and then cut once`);
+		const retried = await runOnce({});
+		proxy.cut = () => false;
+		console.log('');
+		console.log(
+			table(
+				['cut answers', 'tries', 'requests', 'replayed', '429s', 'wall s', 'enrollments (API)', 'output items', 'distinct ids', 'paired', 'errors'],
+				[
+					[
+						retried.cuts,
+						retried.tries,
+						retried.requests,
+						retried.replayed,
+						retried.throttled,
+						retried.seconds.toFixed(1),
+						`**${fmt.int(retried.enrolled)}**`,
+						fmt.int(retried.made),
+						fmt.int(retried.distinct),
+						retried.paired ? 'yes' : 'no',
+						retried.errors.length === 0 ? 'none' : retried.errors.slice(0, 3).join(' | '),
+					],
+				],
+			),
+		);
+		if (retried.cuts !== CUT_AT.length) throw new Error(`the proxy cut ${retried.cuts} answers, not ${CUT_AT.length}`);
+		check('retried run', retried);
+		console.log('');
+
+		// Paired rounds: the unthrottled time of this round, then the same job at the shipped limit.
+		const rounds: Array<{ fast: RunResult; limited: RunResult; floor: number }> = [];
+		const roundCount = settings.runs;
+		for (let r = 0; r < roundCount; r++) {
+			const fast = await runOnce({ RATE_LIMIT_PER_MINUTE: '1000000000' });
+			check('unthrottled run', fast);
+			// The server as shipped: no RATE_LIMIT_* override.
+			const limited = await runOnce({});
+			check('run at the default limit', limited);
+			const waits = Math.floor((fast.requests - 1) / LIMIT_PER_MINUTE);
+			const floor = waits * WINDOW_S + (fast.requests - waits * LIMIT_PER_MINUTE) * (fast.seconds / fast.requests);
+			rounds.push({ fast, limited, floor });
+			console.log(
+				`round ${r + 1}: unthrottled ${fast.seconds.toFixed(1)} s for ${fast.requests} requests; floor ${floor.toFixed(1)} s; ` +
+					`default limit ${limited.seconds.toFixed(1)} s, ${limited.requests} requests (${limited.throttled} answered 429): ${(limited.seconds / floor).toFixed(3)}×`,
+			);
+		}
+		const ratio = median(rounds.map((x) => x.limited.seconds / x.floor));
+		const requests = rounds[0].fast.requests;
+		const waits = Math.floor((requests - 1) / LIMIT_PER_MINUTE);
+		console.log(
+			`floor = ${waits} × ${WINDOW_S} s (windows the limit forces on ${requests} requests) + ${requests - waits * LIMIT_PER_MINUTE} requests × the round's unthrottled time a request ` +
+				`(median ${fmt.ms((median(rounds.map((x) => x.fast.seconds / x.fast.requests)) * 1000))} ms)`,
+		);
+		const unbatchedWindows = Math.floor((PEOPLE - 1) / LIMIT_PER_MINUTE);
+		console.log(`one request per item instead: ${fmt.int(PEOPLE)} requests, ${unbatchedWindows} windows the limit forces, ≥ ${unbatchedWindows} min`);
+		console.log('');
+		console.log(
+			table(
+				['enrollments', 'requests', '429s', 'unthrottled s', 'floor s', 'wall s', 'ratio', `target ≤ ${TARGET}×`, 'made', 'errors'],
+				rounds.map(({ fast, limited, floor }) => [
+					fmt.int(PEOPLE),
+					limited.requests,
+					limited.throttled,
+					fast.seconds.toFixed(1),
+					floor.toFixed(1),
+					limited.seconds.toFixed(1),
+					(limited.seconds / floor).toFixed(3),
+					limited.seconds / floor <= TARGET ? 'met' : 'missed',
+					fmt.int(limited.enrolled),
+					limited.errors.length,
+				]),
+			),
+		);
+		console.log(`median of ${rounds.length} paired rounds: **${ratio.toFixed(3)}×**, ${ratio <= TARGET ? 'met' : 'missed'}`);
+	} finally {
+		home?.remove();
+		await proxy?.close();
+		rmSync(runs, { recursive: true, force: true });
+		await template.remove();
+	}
+}
