@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,20 +82,37 @@ export class N8nHome {
 		};
 	}
 
-	/** One n8n CLI command; rejects with its output when it fails, or after `timeoutMs`. */
+	/**
+	 * One n8n CLI command; rejects with its output when it fails, or after `timeoutMs`. Its output
+	 * goes to files, not pipes: n8n ends with process.exit(), which drops what a pipe has not taken
+	 * yet (the end of a large run, e.g. 10,000 items), while writes to a file are synchronous.
+	 */
 	async cli(args: string[], extra: Record<string, string> = {}, timeoutMs = 180_000): Promise<string> {
 		const port = String(await freePort());
 		const broker = String(await freePort());
+		const name = join(this.folder, `cli-${process.hrtime.bigint()}`);
+		const [out, err] = [`${name}.out`, `${name}.err`].map((path) => ({ path, fd: openSync(path, 'w') }));
 		try {
-			const { stdout } = await run(nodeBin(this.cache) + '/node', [n8nBin(this.cache), ...args], {
+			const child = spawn(nodeBin(this.cache) + '/node', [n8nBin(this.cache), ...args], {
 				env: this.env({ N8N_PORT: port, N8N_RUNNERS_BROKER_PORT: broker, ...extra }),
-				maxBuffer: 64 * 1024 * 1024,
-				timeout: timeoutMs,
+				stdio: ['ignore', out.fd, err.fd],
 			});
+			const exit = await new Promise<number | string>((resolve, reject) => {
+				const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+				child.once('error', reject);
+				child.once('exit', (code, signal) => {
+					clearTimeout(timer);
+					resolve(code ?? String(signal));
+				});
+			});
+			const stdout = readFileSync(out.path, 'utf8');
+			if (exit !== 0) throw new Error(`n8n ${args.join(' ')} failed (exit ${exit}):\n${stdout}\n${readFileSync(err.path, 'utf8')}`);
 			return stdout;
-		} catch (err) {
-			const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
-			throw new Error(`n8n ${args.join(' ')} failed:\n${stdout}\n${stderr}`);
+		} finally {
+			for (const file of [out, err]) {
+				closeSync(file.fd);
+				rmSync(file.path, { force: true });
+			}
 		}
 	}
 
