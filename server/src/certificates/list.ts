@@ -3,7 +3,8 @@ import Joi from 'joi';
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { dateTimeParam, idParam } from '../http/validate';
-import { STUDENT_AND_COURSE, studentAndCourseExpansions } from '../enrollments/names';
+import { STUDENT_AND_COURSE, STUDENT_AND_COURSE_COLUMNS, studentAndCourseExpansions } from '../enrollments/names';
+import { personAndCourseSearchPage } from '../search/pages';
 import { searchParam } from '../search/param';
 import { referenceSearchCondition } from '../search/words';
 import { VERIFICATION_CODE_MAX_LENGTH, VERIFICATION_CODE_RULE } from './model';
@@ -34,6 +35,11 @@ export const listCertificates = listEndpoint<CertificateRow, Filters>({
 		if (filters.search !== undefined) referenceSearchCondition(where, CERTIFICATES.name, STUDENT_AND_COURSE, organizationId, filters.search);
 		certificateConditions(where, filters);
 	},
+	// A search alone: totals from an index and the courses' counters, the page from each side's first rows (search/pages.ts).
+	searchRead: ({ search, ...others }, organizationId, table, page) =>
+		search !== undefined && Object.values(others).every((v) => v === undefined)
+			? personAndCourseSearchPage(table, 'certificates', STUDENT_AND_COURSE_COLUMNS, organizationId, search, page)
+			: undefined,
 	sortable: true,
 	expansions: studentAndCourseExpansions(),
 	serialize: serializeCertificate,

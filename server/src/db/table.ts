@@ -38,7 +38,7 @@ export function newestFirstOf<R>(table: Table<R>): Table<R> {
 }
 
 /** Lists are ordered by creation, ties broken by id: the (organization_id, …, created_at, id) indexes serve it. */
-function orderOf<R>(table: Table<R>, alias = ''): string {
+export function orderOf<R>(table: Table<R>, alias = ''): string {
 	const direction = table.newestFirst ? ' DESC' : '';
 	return `${alias}created_at${direction}, ${alias}id${direction}`;
 }
@@ -108,6 +108,26 @@ export async function countRows<R>(table: Table<R>, where: Where): Promise<numbe
 	const sql = `SELECT count(*) AS n FROM ${table.name} WHERE ${scoped(table, where)}`;
 	const [row] = await database().rows<{ n: number | string }>(sql, where.params);
 	return Number(row.n);
+}
+
+/**
+ * A page that a statement of the caller's chooses (a broad search: search/pages.ts). `pageIds`
+ * is SQL yielding the page's ids as `id`, after the common table expressions in `ctes` (which
+ * may be ''); `extra` is a scalar SQL expression read along (a count), null when the page is
+ * empty. The rows are read by primary key and come back in list order.
+ */
+export async function readChosenPage<R>(
+	table: Table<R>,
+	statement: { ctes: string; pageIds: string; extra: string },
+	params: readonly unknown[],
+): Promise<{ rows: R[]; extra: number | null }> {
+	const sql =
+		`${statement.ctes} SELECT ${selectList(database(), table)}, ${statement.extra} AS "extra" FROM ${table.name} t ` +
+		`JOIN (${statement.pageIds}) page ON page.id = t.id ORDER BY ${orderOf(table, 't.')}`;
+	const rows = (await readRows(table, sql, params)) as Array<R & { extra?: number | string | null }>;
+	const extra = rows.length === 0 || rows[0].extra === null ? null : Number(rows[0].extra);
+	for (const row of rows) delete row.extra;
+	return { rows, extra };
 }
 
 /** The row with this id in this organization, or undefined. */

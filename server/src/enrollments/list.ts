@@ -3,10 +3,11 @@ import Joi from 'joi';
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { dateTimeParam, idParam } from '../http/validate';
+import { personAndCourseSearchPage } from '../search/pages';
 import { searchParam } from '../search/param';
 import { referenceSearchCondition } from '../search/words';
 import { ENROLLMENT_STATUSES } from './model';
-import { STUDENT_AND_COURSE, studentAndCourseExpansions } from './names';
+import { STUDENT_AND_COURSE, STUDENT_AND_COURSE_COLUMNS, studentAndCourseExpansions } from './names';
 import { ENROLLMENTS, enrollmentConditions, type EnrollmentRow } from './queries';
 import { serializeEnrollment } from './serialize';
 
@@ -41,6 +42,11 @@ export const listEnrollments = listEndpoint<EnrollmentRow, Filters>({
 		if (filters.search !== undefined) referenceSearchCondition(where, ENROLLMENTS.name, STUDENT_AND_COURSE, organizationId, filters.search);
 		enrollmentConditions(where, filters);
 	},
+	// A search alone: totals from an index and the courses' counters, the page from each side's first rows (search/pages.ts).
+	searchRead: ({ search, ...others }, organizationId, table, page) =>
+		search !== undefined && Object.values(others).every((v) => v === undefined)
+			? personAndCourseSearchPage(table, 'enrollments', STUDENT_AND_COURSE_COLUMNS, organizationId, search, page)
+			: undefined,
 	sortable: true,
 	expansions: studentAndCourseExpansions(),
 	serialize: serializeEnrollment,

@@ -12,6 +12,9 @@ export const STUDENT_AND_COURSE: SearchReference[] = [
 	{ column: 'course_id', kind: 'course' },
 ];
 
+/** The same columns as search/pages.ts names them: the person a row names, and its course. */
+export const STUDENT_AND_COURSE_COLUMNS = { person: 'student_id', course: 'course_id' };
+
 export function studentAndCourseExpansions<R extends { studentId: string; courseId: string }>(): Record<string, Expansion<R>> {
 	return {
 		student: { idOf: (row) => row.studentId, read: readUserSummaries },

@@ -4,6 +4,7 @@ import { database } from '../db';
 
 import { hasControlCharacters } from '../common/text';
 import type { Where } from '../db/where';
+import { matchingIdsSql } from './queries';
 
 /**
  * Prefix search (SPEC §13) through an index, never a scan: `search_words` holds, per record, the
@@ -102,30 +103,30 @@ export async function unindexRecord(
 export function searchCondition(where: Where, kind: SearchKind, organizationId: string, search: string): void {
 	const range = searchRange(where, organizationId, search);
 	if (range === undefined) return;
-	where.and(
-		(org, k, from, to) =>
-			`id IN (SELECT record_id FROM search_words WHERE organization_id = ${org} AND kind = ${k} AND word >= ${from}${to === undefined ? '' : ` AND word < ${to}`})`,
-		organizationId,
-		kind,
-		...range,
-	);
+	where.and((org, from, to) => `id IN (${matchingIdsSql(kind, { org, from, to })})`, organizationId, ...range);
+}
+
+/**
+ * The range of words a search covers: `[text]` or `[text, next prefix]`. Control characters
+ * never occur in names, titles or e-mails (they are refused on write), and PostgreSQL refuses
+ * NUL in a text parameter: such a search matches nothing (undefined).
+ */
+export function prefixRange(search: string): [from: string, to?: string] | undefined {
+	const text = normalize(search);
+	if (hasControlCharacters(text)) return undefined;
+	const upper = nextPrefix(text);
+	return upper === null ? [text] : [text, upper];
 }
 
 /**
  * What both searches start with: the organization checked on the record itself (see
- * searchCondition), and the range of words the text starts: `[text]` or `[text, next prefix]`.
- * Control characters never occur in names, titles or e-mails (they are refused on write), and
- * PostgreSQL refuses NUL in a text parameter: such a search matches nothing (undefined).
+ * searchCondition), and the range of words (prefixRange); a search that matches nothing adds FALSE.
  */
 function searchRange(where: Where, organizationId: string, search: string): [from: string, to?: string] | undefined {
 	where.and((p) => `organization_id || '' = ${p}`, organizationId);
-	const text = normalize(search);
-	if (hasControlCharacters(text)) {
-		where.and(() => 'FALSE');
-		return undefined;
-	}
-	const upper = nextPrefix(text);
-	return upper === null ? [text] : [text, upper];
+	const range = prefixRange(search);
+	if (range === undefined) where.and(() => 'FALSE');
+	return range;
 }
 
 /** A column of a list's table that holds the id of a searchable record (an enrollment's student_id). */
@@ -147,10 +148,8 @@ export function referenceSearchCondition(where: Where, table: string, references
 	if (range === undefined) return;
 	where.and(
 		(org, from, to) => {
-			const words = `word >= ${from}${to === undefined ? '' : ` AND word < ${to}`}`;
 			const parts = references.map(
-				({ column, kind }) =>
-					`SELECT id FROM ${table} WHERE organization_id = ${org} AND ${column} IN (SELECT record_id FROM search_words WHERE organization_id = ${org} AND kind = '${kind}' AND ${words})`,
+				({ column, kind }) => `SELECT id FROM ${table} WHERE organization_id = ${org} AND ${column} IN (${matchingIdsSql(kind, { org, from, to })})`,
 			);
 			return `id IN (${parts.join(' UNION ')})`;
 		},

@@ -2,6 +2,7 @@ import Joi from 'joi';
 
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
+import { ownTextSearchPage } from '../search/pages';
 import { searchParam } from '../search/param';
 import { EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress } from './email';
 import { EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_RULE, isExternalId } from './external-id';
@@ -27,6 +28,11 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; st
 	},
 	scopesItself: ({ search }) => search !== undefined,
 	where: (where, filters, organizationId) => userConditions(where, organizationId, filters),
+	// A search alone is counted in the search index and paged by a walk (search/pages.ts).
+	searchRead: ({ search, ...others }, organizationId, table, page) =>
+		search !== undefined && Object.values(others).every((v) => v === undefined)
+			? ownTextSearchPage(table, 'user', organizationId, search, { list: 'users', filter: '' }, page)
+			: undefined,
 	serialize: serializeUser,
 	// Status and external id are counted through their indexes (the counters know roles only).
 	counter: ({ email, search, role, status, external_id }) =>

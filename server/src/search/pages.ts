@@ -1,0 +1,106 @@
+import { database } from '../db';
+import { countedTotal, countedTotals, type Counter } from '../db/list-counts';
+import { readChosenPage, type PageRequest, type Table } from '../db/table';
+import { Where } from '../db/where';
+import { countMatchingSql, distinctMatchingSql, personAndCoursePageSql, personSideCountSql, walkedPageSql, type RangeParams } from './queries';
+import { prefixRange, type SearchKind } from './words';
+
+/**
+ * Pages of broad searches (issue 29: a picker's short prefix matches tens of thousands of
+ * records) with the same items and the same exact total as the general list read (http/list.ts,
+ * db/table.ts), which reads every match to count and sort them. Here neither reads a match it
+ * does not show: totals come from indexes and counters, and each page is cut from the first rows
+ * of index walks that are already in list order.
+ *
+ * Each function answers `undefined` where it does not apply (or would not be faster), and the
+ * general read serves the request; `{ total }` without rows leaves only the page to it.
+ */
+export interface SearchRead<R> {
+	total: number;
+	rows?: R[];
+}
+
+/** The list order's walk of the organization's index stops after this many entries. */
+const WALK_WINDOW = 50_000;
+
+/**
+ * Users searched by their own texts. The total is counted in the search index alone. The page is
+ * found by walking the (organization_id, created_at, id) index and keeping the matches, when the
+ * matches are many enough that the page should lie well inside the walk's window (spread evenly,
+ * the page's last match lies at `(offset + per_page) × listed / total`); a few matches are
+ * quicker to read and sort (the general read). If the window holds too few matches (they
+ * cluster late in the list), the general read gives the page.
+ */
+export async function ownTextSearchPage<R>(
+	table: Table<R>,
+	kind: SearchKind,
+	organizationId: string,
+	search: string,
+	listed: Counter,
+	{ page, perPage }: PageRequest,
+): Promise<SearchRead<R>> {
+	const range = prefixRange(search);
+	if (range === undefined) return { total: 0, rows: [] };
+	const where = new Where();
+	const params = rangeParams(where, organizationId, range);
+	const [{ n }] = await database().rows<{ n: number | string }>(countMatchingSql(kind, params), where.params);
+	const total = Number(n);
+	const offset = (page - 1) * perPage;
+	if (total === 0 || offset >= total) return { total, rows: [] };
+	const expectedWalk = ((offset + perPage) * (await countedTotal(organizationId, listed))) / total;
+	if (expectedWalk > WALK_WINDOW / 4) return { total };
+	const sql = walkedPageSql(table, kind, params, { window: where.param(WALK_WINDOW), limit: where.param(perPage), offset: where.param(offset) });
+	const { rows } = await readChosenPage(table, sql, where.params);
+	return rows.length === perPage || offset + rows.length === total ? { total, rows } : { total };
+}
+
+/** Courses that may match before a search is left to the general read (one index walk each). */
+const MAX_MATCHING_COURSES = 20;
+/** Deeper than this (offset + per_page), each side's first rows are too many to merge. */
+const MAX_MERGED_ROWS = 5_000;
+
+/**
+ * Enrollments or certificates searched by their student's texts and their course's title:
+ * the total is the count of the students' side (their rows read from an index alone, course
+ * included only when courses match too) plus the matching courses' counters (db/list-counts.ts),
+ * and the page is cut from each side's first rows (search/queries.ts personAndCoursePageSql).
+ */
+export async function personAndCourseSearchPage<R>(
+	table: Table<R>,
+	list: Counter['list'],
+	columns: { person: string; course: string },
+	organizationId: string,
+	search: string,
+	{ page, perPage }: PageRequest,
+): Promise<SearchRead<R> | undefined> {
+	const range = prefixRange(search);
+	if (range === undefined) return { total: 0, rows: [] };
+	const offset = (page - 1) * perPage;
+	if (offset + perPage > MAX_MERGED_ROWS) return undefined;
+	const where = new Where();
+	const params = rangeParams(where, organizationId, range);
+	const coursesSql = distinctMatchingSql('course', params, `$${where.params.length + 1}`);
+	const courses = (await database().rows<{ id: string }>(coursesSql, [...where.params, MAX_MATCHING_COURSES + 1])).map((r) => r.id);
+	if (courses.length > MAX_MATCHING_COURSES) return undefined;
+	const byCourse = courses.length === 0 ? 0 : await countedTotals(organizationId, list, courses.map((id) => `course=${id}`));
+	const coursePlaceholders = courses.map((id) => where.param(id));
+	const countParams = [...where.params];
+	const sql = personAndCoursePageSql(table, columns, params, coursePlaceholders, {
+		limit: where.param(offset + perPage),
+		perPage: where.param(perPage),
+		offset: where.param(offset),
+	});
+	const { rows, extra } = await readChosenPage(table, sql, where.params);
+	let byPerson = extra;
+	if (byPerson === null) {
+		// No row: nothing matches at all (page 1), or the page lies past the end and the total is still owed.
+		if (page === 1) return { total: 0, rows };
+		const [{ n }] = await database().rows<{ n: number | string }>(personSideCountSql(sql.ctes, columns, coursePlaceholders), countParams);
+		byPerson = Number(n);
+	}
+	return { total: byPerson + byCourse, rows };
+}
+
+function rangeParams(where: Where, organizationId: string, [from, to]: [string, string?]): RangeParams {
+	return { org: where.param(organizationId), from: where.param(from), to: to === undefined ? undefined : where.param(to) };
+}
