@@ -1,4 +1,5 @@
-import { Enrollment, Event, User } from '../../server/src/db';
+import { createKey } from '../../server/src/api-keys/lifecycle';
+import { Enrollment, Event, User, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { runCli } from '../helpers/cli';
 import type { TestServer } from '../helpers/server';
 import { call, expectProblem, feedCaughtUp, NO_LIMIT, startApiServer, type World } from './api-fixtures';
@@ -12,7 +13,8 @@ import { waitUntil } from '../helpers/wait';
 
 let server: TestServer;
 let world: World;
-beforeAll(async () => ({ server, world } = await startApiServer({ ...NO_LIMIT, OVERDUE_SWEEP_MS: '100' })));
+// Webhook endpoints on 127.0.0.1 (port 9, nobody listens): only the deliveries the sweep writes are read.
+beforeAll(async () => ({ server, world } = await startApiServer({ ...NO_LIMIT, OVERDUE_SWEEP_MS: '100', WEBHOOK_ALLOW_PRIVATE: 'true' })));
 afterAll(() => server.stop());
 
 const DAY = 86_400_000;
@@ -265,6 +267,70 @@ describe('enrollment.overdue from the sweep', () => {
 		await eventually('the marker is told', async () => (await typesOf(marker.id)).includes('enrollment.overdue'));
 		expect(await typesOf(completed.id)).toEqual(['enrollment.created', 'enrollment.completed']);
 		expect(await typesOf(withdrawn.id)).toEqual(['enrollment.created', 'enrollment.withdrawn']);
+	});
+
+	test('one pass over deadlines of two organizations: ids in deadline order, each subscribed endpoint one delivery per event, scopes honoured', async () => {
+		const subscribe = async (key: string, events: string[]) => {
+			const reply = await call(server, '/api/v1/webhook_endpoints', { method: 'POST', key, body: { url: 'http://127.0.0.1:9/hook', events } });
+			expect(reply.status).toBe(201);
+			return reply.body.id as string;
+		};
+		const usersOnly = await createKey({ organizationId: world.acme.id, label: 'hooks users', scopes: ['manage:webhooks', 'read:users'], actor: { kind: 'cli' } });
+		const acmeAll = await subscribe(world.keys.all, ['*']);
+		const acmeOverdue = await subscribe(world.keys.all, ['enrollment.overdue']);
+		const acmeOther = await subscribe(world.keys.all, ['enrollment.completed']);
+		// "*" for a key that cannot read enrollments: not sent enrollment.overdue.
+		const acmeUsers = await subscribe(usersOnly.secret, ['*']);
+		const globexOverdue = await subscribe(world.keys.globex, ['enrollment.overdue']);
+
+		// 12 deadlines already past, the two organizations interleaved, written in one statement so
+		// that one sweep pass finds them all.
+		const globexStudent = (k: number) =>
+			User.create({ organizationId: world.globex.id, name: `Globex due ${k}`, email: `due-batch${k}@globex.example`, role: 'student', passwordHash: null });
+		const rows = [];
+		for (let k = 0; k < 12; k++) {
+			const acme = k % 2 === 0;
+			rows.push({
+				organizationId: acme ? world.acme.id : world.globex.id,
+				studentId: (acme ? await student() : await globexStudent(k)).id,
+				courseId: acme ? world.courses.safety.id : world.globexRecords.course.id,
+				status: 'active' as const,
+				progressPercent: 0,
+				enrolledAt: new Date(),
+				dueAt: new Date(Date.now() - 60_000 + k * 1_000),
+			});
+		}
+		const due = await Enrollment.bulkCreate(rows);
+		const ids = due.map((e) => e.id);
+		const told = async () =>
+			(await Event.findAll({ where: { type: 'enrollment.overdue' } }))
+				.map((e) => ({ id: e.id, organizationId: e.organizationId, createdAt: e.createdAt.getTime(), of: (JSON.parse(e.data) as { id: string }).id }))
+				.filter((e) => ids.includes(e.of));
+		await eventually('12 enrollment.overdue', async () => (await told()).length === 12);
+		const events = (await told()).sort((a, b) => (a.id < b.id ? -1 : 1));
+		// One pass (one `now`), ids ascending with the deadlines, each event in its enrollment's organization.
+		expect(new Set(events.map((e) => e.createdAt)).size).toBe(1);
+		expect(events.map((e) => e.of)).toEqual(ids);
+		expect(events.map((e) => e.organizationId)).toEqual(rows.map((r) => r.organizationId));
+
+		const deliveries = await WebhookDelivery.findAll({ where: { eventId: events.map((e) => e.id) } });
+		const sentTo = (endpoint: string) =>
+			deliveries
+				.filter((d) => d.endpointId === endpoint)
+				.map((d) => d.eventId)
+				.sort();
+		const acmeEvents = events.filter((e) => e.organizationId === world.acme.id).map((e) => e.id);
+		const globexEvents = events.filter((e) => e.organizationId === world.globex.id).map((e) => e.id);
+		expect(acmeEvents).toHaveLength(6);
+		expect(sentTo(acmeAll)).toEqual(acmeEvents);
+		expect(sentTo(acmeOverdue)).toEqual(acmeEvents);
+		expect(sentTo(acmeOther)).toEqual([]);
+		expect(sentTo(acmeUsers)).toEqual([]);
+		expect(sentTo(globexOverdue)).toEqual(globexEvents);
+		expect(deliveries).toHaveLength(18);
+		expect(deliveries.every((d) => d.eventType === 'enrollment.overdue')).toBe(true);
+		// Nobody listens on port 9: the endpoints go, so that no later test meets their failures.
+		await WebhookEndpoint.destroy({ where: { id: [acmeAll, acmeOverdue, acmeOther, acmeUsers, globexOverdue] } });
 	});
 
 	test('the feed shows enrollment.overdue to read:enrollments, not to read:users', async () => {

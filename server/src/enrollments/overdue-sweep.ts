@@ -4,10 +4,16 @@ import { repeatPasses } from '../common/repeat';
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Enrollment } from './model';
-import { recordOverdueEvent } from './overdue';
+import { recordOverdueEvents } from './overdue';
 
-/** Deadlines settled per transaction: short enough that a pass never holds SQLite's write lock long. */
-const BATCH = 200;
+/**
+ * Deadlines settled per transaction. A batch costs a handful of statements whatever its size
+ * (events/record.ts), so this only bounds how long one holds SQLite's write lock, the rows it
+ * locks on PostgreSQL and how long the feed holds back behind it (events/feed.ts): at 500, a few
+ * hundred milliseconds at most even on a 2-core machine at load 15, while the sweep still records
+ * thousands per second (docs/benchmarks.md, "Deadlines passing at once").
+ */
+const BATCH = 500;
 
 /**
  * Records `enrollment.overdue` for every active enrollment whose deadline has passed and is still
@@ -32,10 +38,10 @@ export async function sweepOverdue(now = new Date()): Promise<number> {
 				skipLocked: true,
 			});
 			if (due.length === 0) return 0;
-			// The claim: one statement marks the batch; each event then commits with the mark.
+			// The claim: one statement marks the batch; the events then commit with the mark.
 			// Not a change the API shows, so updated_at stays.
 			await Enrollment.update({ overdueNotifiedAt: now }, { where: { id: due.map((e) => e.id) }, transaction, silent: true });
-			for (const enrollment of due) await recordOverdueEvent(enrollment, transaction, now);
+			await recordOverdueEvents(due, transaction, now);
 			return due.length;
 		});
 		settled += claimed;

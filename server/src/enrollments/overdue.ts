@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 
-import { recordEvent } from '../events/record';
+import { recordEvents } from '../events/record';
 import type { Enrollment } from './model';
 import { isOverdue, serializeEnrollment } from './serialize';
 
@@ -16,18 +16,21 @@ export async function recordOverdueIfOwed(enrollment: Enrollment, transaction: T
 	enrollment.overdueNotifiedAt = now;
 	// Not a change the API shows: updated_at stays where the last change put it.
 	await enrollment.save({ transaction, silent: true });
-	await recordOverdueEvent(enrollment, transaction, now);
+	await recordOverdueEvents([enrollment], transaction, now);
 	return true;
 }
 
-/** The event alone, for a caller that has marked the enrollment in the same transaction. */
-export async function recordOverdueEvent(enrollment: Enrollment, transaction: Transaction, now: Date): Promise<void> {
-	await recordEvent(transaction, {
-		organizationId: enrollment.organizationId,
-		type: 'enrollment.overdue',
-		object: serializeEnrollment(enrollment),
-		at: now,
-	});
+/** The events alone, in the list's order, for a caller that has marked the enrollments in the same transaction. */
+export async function recordOverdueEvents(enrollments: readonly Enrollment[], transaction: Transaction, now: Date): Promise<void> {
+	await recordEvents(
+		transaction,
+		enrollments.map((enrollment) => ({
+			organizationId: enrollment.organizationId,
+			type: 'enrollment.overdue' as const,
+			object: serializeEnrollment(enrollment),
+			at: now,
+		})),
+	);
 }
 
 /**

@@ -3,35 +3,58 @@ import type { Transaction } from 'sequelize';
 import type { Database } from '../db';
 
 /**
- * The event's id is made by the database, in the statement that inserts it (see the 0006 migration):
+ * Events' ids are made by the database, in the statement that inserts them (see the 0006 migration):
  * - PostgreSQL: `evt_` + the transaction id + a sequence value. Ids are handed out in one order
  *   and transactions commit in another; putting the transaction id first lets the feed serve
  *   exactly the ids of finished transactions (events/feed.ts), which form a prefix of id order.
  *   pg_current_xact_id() is the top-level transaction's id, even inside a savepoint.
- * - SQLite: `evt_` + zeros + the next AUTOINCREMENT value. The whole write transaction holds
+ * - SQLite: `evt_` + zeros + the next AUTOINCREMENT values. The whole write transaction holds
  *   SQLite's single write lock (BEGIN IMMEDIATE), so no other writer can take an id, let alone
  *   commit, between this insert and this commit: id order is commit order.
- * Parameters: organization, type, data (JSON), created_at (ISO 8601), previous_attributes (JSON or null).
+ * One statement inserts a list of events (the overdue sweep writes hundreds per transaction);
+ * within it, ids ascend in the list's order. The list is one parameter, a JSON array of
+ * [organization, type, data (JSON text), created_at (ISO 8601), previous_attributes (JSON text or
+ * null)]: Sequelize binds SQLite parameters by name, which costs the driver a scan of all the
+ * statement's names per parameter, so thousands of parameters cost more than the insert itself.
  */
-const INSERT = {
-	postgres: (db: Database) => `INSERT INTO events (id, organization_id, type, data, created_at, previous_attributes)
-		VALUES ('evt_' || lpad(to_hex(pg_current_xact_id()::text::bigint), 16, '0') || lpad(to_hex(nextval('events_seq')), 12, '0'),
-			$1, $2, $3, ${db.storedTime('$4')}, $5) RETURNING id`,
-	sqlite: (db: Database) => `INSERT INTO events (seq, id, organization_id, type, data, created_at, previous_attributes)
-		SELECT next.seq, 'evt_' || printf('%016x%012x', 0, next.seq), $1, $2, $3, ${db.storedTime('$4')}, $5
-		FROM (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) + 1 AS seq) AS next`,
-};
+export type EventParams = [organizationId: string, type: string, data: string, createdAt: string, previousAttributes: string | null];
 
-/** Inserts an event; returns its id. */
-export async function insertEvent(db: Database, transaction: Transaction, params: [string, string, string, string, string | null]): Promise<string> {
-	if (db.dialect === 'postgres') {
-		const [{ id }] = await db.rows<{ id: string }>(INSERT.postgres(db), params, transaction);
-		return id;
-	}
-	// Sequelize runs an INSERT on SQLite without reading rows back, so the id is read apart.
-	await db.run(INSERT.sqlite(db), params, transaction);
-	const [{ id }] = await db.rows<{ id: string }>('SELECT id FROM events WHERE seq = last_insert_rowid()', [], transaction);
-	return id;
+/**
+ * PostgreSQL: the ids are made once in a MATERIALIZED CTE (nextval is volatile), in the list's
+ * order, inserted from it and read back from it by place, so each id is known to belong to its
+ * row whatever order RETURNING would give.
+ */
+const INSERT_POSTGRES = `WITH new AS MATERIALIZED (
+		SELECT e.place, 'evt_' || lpad(to_hex(pg_current_xact_id()::text::bigint), 16, '0') || lpad(to_hex(nextval('events_seq')), 12, '0') AS id,
+			e.value ->> 0 AS organization_id, e.value ->> 1 AS type, e.value ->> 2 AS data, (e.value ->> 3)::timestamptz AS created_at, e.value ->> 4 AS previous_attributes
+		FROM json_array_elements($1::json) WITH ORDINALITY AS e (value, place)
+		ORDER BY e.place
+	), inserted AS (
+		INSERT INTO events (id, organization_id, type, data, created_at, previous_attributes)
+		SELECT id, organization_id, type, data, created_at, previous_attributes FROM new
+	)
+	SELECT id FROM new ORDER BY place`;
+
+/**
+ * SQLite: seq is the last AUTOINCREMENT value + the row's place (sqlite_sequence is written back
+ * only at the statement's end, so every row reads the same base); rows go in by place, so
+ * last_insert_rowid() is the list's last seq and READ_INSERTED reads the ids back in order.
+ */
+const INSERT_SQLITE = (db: Database) => `INSERT INTO events (seq, id, organization_id, type, data, created_at, previous_attributes)
+	SELECT next.seq + e.key + 1, 'evt_' || printf('%016x%012x', 0, next.seq + e.key + 1),
+		e.value ->> 0, e.value ->> 1, e.value ->> 2, ${db.storedTime('e.value ->> 3')}, e.value ->> 4
+	FROM (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS seq) AS next, json_each($1) AS e
+	ORDER BY e.key`;
+
+/** SQLite: the ids of the `$1` events the last INSERT_SQLITE wrote, in seq order (Sequelize runs an INSERT there without reading rows back). */
+const READ_INSERTED = 'SELECT id FROM events WHERE seq > last_insert_rowid() - $1 ORDER BY seq';
+
+/** Inserts events; returns their ids, in the list's order. */
+export async function insertEvents(db: Database, transaction: Transaction, events: readonly EventParams[]): Promise<string[]> {
+	const list = JSON.stringify(events);
+	if (db.dialect === 'postgres') return (await db.rows<{ id: string }>(INSERT_POSTGRES, [list], transaction)).map((r) => r.id);
+	await db.run(INSERT_SQLITE(db), [list], transaction);
+	return (await db.rows<{ id: string }>(READ_INSERTED, [events.length], transaction)).map((r) => r.id);
 }
 
 /** Up to `$2` events written before `$1` (ISO 8601), oldest first. */

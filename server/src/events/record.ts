@@ -2,7 +2,7 @@ import type { Transaction } from 'sequelize';
 
 import { database } from '../db';
 import { enqueueDeliveries } from '../webhooks/enqueue';
-import { insertEvent } from './queries';
+import { insertEvents } from './queries';
 import type { EventType } from './types';
 
 export interface EventInput {
@@ -20,12 +20,37 @@ export interface EventInput {
  * neither does. `object` is the record as the API shows it right after the change (the
  * component's own serializer made it). The database makes the id (events/queries.ts).
  */
-export async function recordEvent(
-	transaction: Transaction,
-	{ organizationId, type, object, at = new Date(), previousAttributes }: EventInput,
-): Promise<void> {
-	const previous = previousAttributes === undefined ? null : JSON.stringify(previousAttributes);
-	const id = await insertEvent(database(), transaction, [organizationId, type, JSON.stringify(object), at.toISOString(), previous]);
-	// Webhooks: the event's deliveries commit with it (webhooks/enqueue.ts).
-	await enqueueDeliveries(transaction, { id, organizationId, type, at });
+export async function recordEvent(transaction: Transaction, event: EventInput): Promise<void> {
+	await recordEvents(transaction, [event]);
+}
+
+/**
+ * Several events of one transaction (the overdue sweep's batch), in the list's order: one INSERT
+ * for them all and one read of the subscribers per organization, instead of a round of
+ * statements per event, so that a batch keeps its write transaction short.
+ */
+export async function recordEvents(transaction: Transaction, events: readonly EventInput[]): Promise<void> {
+	if (events.length === 0) return;
+	const written = events.map(({ organizationId, type, object, at = new Date(), previousAttributes }) => ({
+		organizationId,
+		type,
+		at,
+		params: [organizationId, type, JSON.stringify(object), at.toISOString(), previousAttributes === undefined ? null : JSON.stringify(previousAttributes)] as [
+			string,
+			string,
+			string,
+			string,
+			string | null,
+		],
+	}));
+	const ids = await insertEvents(
+		database(),
+		transaction,
+		written.map((e) => e.params),
+	);
+	// Webhooks: the events' deliveries commit with them (webhooks/enqueue.ts).
+	await enqueueDeliveries(
+		transaction,
+		written.map(({ organizationId, type, at }, i) => ({ id: ids[i], organizationId, type, at })),
+	);
 }

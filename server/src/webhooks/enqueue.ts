@@ -7,6 +7,16 @@ import { deliverable } from './event-types';
 import { WebhookDelivery } from './model';
 import { SUBSCRIBERS } from './queries';
 
+interface EnqueuedEvent {
+	id: string;
+	organizationId: string;
+	type: string;
+	at: Date;
+}
+
+/** Deliveries per INSERT: a batch of events times its endpoints can be many rows; this keeps each statement a bounded size. */
+const ROWS_PER_INSERT = 1000;
+
 interface Subscriber {
 	id: string;
 	events: string;
@@ -17,7 +27,7 @@ interface Subscriber {
 }
 
 /**
- * Called by events/record.ts in the transaction that writes the event: one delivery per
+ * Called by events/record.ts in the transaction that writes the events: for each, one delivery per
  * enabled endpoint of the organization that is sent the event's type: it subscribes to it and
  * its key's scopes can read it (SPEC §19). Because the deliveries commit with the event (or
  * roll back with it), no committed event can be missed and no delivery can exist for a change
@@ -25,28 +35,42 @@ interface Subscriber {
  * transaction runs this after the endpoint's creation committed. The worker checks the key's
  * scopes again before sending: they are the scopes as they are at send time that count.
  */
-export async function enqueueDeliveries(
-	transaction: Transaction,
-	event: { id: string; organizationId: string; type: string; at: Date },
-): Promise<void> {
-	const endpoints = await database().rows<Subscriber>(SUBSCRIBERS, [event.organizationId], transaction);
-	const wanted = endpoints.filter((e) => {
-		// A key that is no longer active owns no enabled endpoint (revoked: disabled; rotated: handed on).
-		if (e.api_key_id === null) return deliverable(e.events.split(' '), null, event.type);
-		if (e.key_status !== 'active' || e.scopes === null) return false;
-		return deliverable(e.events.split(' '), scopeList(e.scopes), event.type);
-	});
-	if (wanted.length === 0) return;
-	await WebhookDelivery.bulkCreate(
-		wanted.map((endpoint) => ({
+export async function enqueueDeliveries(transaction: Transaction, events: readonly EnqueuedEvent[]): Promise<void> {
+	// One read per organization for the whole list (events/record.ts writes a batch in one go).
+	const subscribers = new Map<string, Subscriber[]>();
+	for (const organizationId of new Set(events.map((e) => e.organizationId))) {
+		subscribers.set(organizationId, await database().rows<Subscriber>(SUBSCRIBERS, [organizationId], transaction));
+	}
+	// The filter depends on the organization and the type only: once per pair.
+	const sentTo = new Map<string, Subscriber[]>();
+	const endpointsFor = (organizationId: string, type: string) => {
+		const pair = `${organizationId} ${type}`;
+		if (!sentTo.has(pair)) sentTo.set(pair, wanted(subscribers.get(organizationId)!, type));
+		return sentTo.get(pair)!;
+	};
+	const rows = events.flatMap((event) =>
+		endpointsFor(event.organizationId, event.type).map((endpoint) => ({
 			organizationId: event.organizationId,
 			endpointId: endpoint.id,
 			eventId: event.id,
 			eventType: event.type,
 			nextAttemptAt: event.at,
 		})),
-		{ transaction },
 	);
+	if (rows.length === 0) return;
+	for (let from = 0; from < rows.length; from += ROWS_PER_INSERT) {
+		await WebhookDelivery.bulkCreate(rows.slice(from, from + ROWS_PER_INSERT), { transaction });
+	}
 	// This process's workers start at once; other instances find the rows at their next poll.
 	transaction.afterCommit(() => wakeDeliveryWorkers());
+}
+
+/** The endpoints among the organization's that are sent an event of `type`. */
+function wanted(endpoints: readonly Subscriber[], type: string): Subscriber[] {
+	return endpoints.filter((e) => {
+		// A key that is no longer active owns no enabled endpoint (revoked: disabled; rotated: handed on).
+		if (e.api_key_id === null) return deliverable(e.events.split(' '), null, type);
+		if (e.key_status !== 'active' || e.scopes === null) return false;
+		return deliverable(e.events.split(' '), scopeList(e.scopes), type);
+	});
 }
