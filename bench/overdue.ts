@@ -10,6 +10,9 @@
  * - "Within 2 minutes": every second the bench reads the oldest deadline still owed its event
  *   (the sweep's partial index); its age, at its largest, is the worst lag any enrollment saw.
  *   (An event's created_at is its sweep pass's start, so it cannot tell when it was committed.)
+ * - The sweep's own rate: the events of the type are counted every second too (the feed's
+ *   organization/type index); recorded events ÷ the seconds in which any were recorded, so the
+ *   seconds it idles between passes do not dilute it. It tells a slow sweep from a loaded machine.
  * - "Each once": afterwards, events of the type = distinct enrollments in them = 100,000, and none
  *   still owed.
  */
@@ -40,6 +43,8 @@ interface Probe {
 	setDeadlines(firstDeadlineMs: number): Promise<void>;
 	/** The oldest deadline passed and still owed its event (ms since epoch), or null. */
 	oldestOwed(nowMs: number): Promise<number | null>;
+	/** Events of the type recorded so far for the organization. */
+	recorded(organizationId: string): Promise<number>;
 	/** Events of the type, distinct enrollments in them, enrollments still owed. */
 	tally(): Promise<{ events: number; distinct: number; owed: number }>;
 	close(): Promise<void>;
@@ -65,6 +70,8 @@ async function sqliteProbe(file: string): Promise<Probe> {
 			);
 			return row.due === null ? null : Math.round(row.due);
 		},
+		recorded: (organizationId) =>
+			get<{ n: number }>("SELECT count(*) AS n FROM events WHERE organization_id = ? AND type = 'enrollment.overdue'", [organizationId]).then((r) => r.n),
 		tally: () =>
 			get(`SELECT (SELECT count(*) FROM events WHERE type = 'enrollment.overdue') AS events,
 			            (SELECT count(DISTINCT json_extract(data, '$.id')) FROM events WHERE type = 'enrollment.overdue') AS distinct_ids,
@@ -97,6 +104,10 @@ async function postgresProbe(databaseUrl: string): Promise<Probe> {
 				[now],
 			);
 			return rows[0].due === null ? null : Math.round(Number(rows[0].due));
+		},
+		async recorded(organizationId) {
+			const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE organization_id = $1 AND type = 'enrollment.overdue'", [organizationId]);
+			return Number(rows[0].n);
 		},
 		async tally() {
 			const { rows } = await client.query<{ events: string; distinct_ids: string; owed: string }>(
@@ -154,11 +165,16 @@ async function measure(dialect: string, databaseUrl: string, load: (organization
 			const sampler = apiSampler(url, key);
 			let worstLagMs = 0;
 			let settledAt: number | null = null;
+			let lastRecorded = 0;
+			const perSecond: number[] = [];
 			while (Date.now() < firstDeadline + (60 + GIVE_UP_S) * 1000) {
 				await sleep(1000);
 				const now = Date.now();
 				if (now < firstDeadline) continue;
 				const oldest = await probe.oldestOwed(now);
+				const recorded = await probe.recorded(org.id);
+				perSecond.push(recorded - lastRecorded);
+				lastRecorded = recorded;
 				if (oldest !== null) worstLagMs = Math.max(worstLagMs, now - oldest);
 				// Settled: the whole minute has passed and nothing is owed.
 				if (oldest === null && now > firstDeadline + 60_000) {
@@ -171,16 +187,19 @@ async function measure(dialect: string, databaseUrl: string, load: (organization
 			const busy = samples.filter((s) => s.at >= firstDeadline && (settledAt === null || s.at <= settledAt)).map((s) => s.ms);
 			const { events, distinct, owed } = await probe.tally();
 			const ratio = median(busy) / median(idle);
+			const busySeconds = perSecond.filter((n) => n > 0);
+			const rate = busySeconds.length === 0 ? 0 : busySeconds.reduce((a, b) => a + b, 0) / busySeconds.length;
 			const once = events === DEADLINES && distinct === DEADLINES && owed === 0;
 			const inTime = settledAt !== null && worstLagMs <= LAG_LIMIT_S * 1000;
 			console.log(
-				`  ${events} events, ${distinct} distinct enrollments, ${owed} owed; settled ${settledAt === null ? 'never' : `${((settledAt - firstDeadline) / 1000).toFixed(0)} s after the first deadline`}; worst lag ${(worstLagMs / 1000).toFixed(1)} s; API ${idle.length} idle / ${busy.length} busy requests`,
+				`  ${events} events, ${distinct} distinct enrollments, ${owed} owed; settled ${settledAt === null ? 'never' : `${((settledAt - firstDeadline) / 1000).toFixed(0)} s after the first deadline`}; worst lag ${(worstLagMs / 1000).toFixed(1)} s; API ${idle.length} idle / ${busy.length} busy requests; sweep ${Math.round(rate)} events/s over the ${busySeconds.length} s it recorded, peak ${Math.max(0, ...perSecond)} in one second`,
 			);
 			return [
 				dialect,
 				`${events.toLocaleString('en-US')} / ${distinct.toLocaleString('en-US')}`,
 				settledAt === null ? '—' : ((settledAt - firstDeadline) / 1000).toFixed(0),
 				(worstLagMs / 1000).toFixed(1),
+				Math.round(rate).toLocaleString('en-US'),
 				`${fmt.ms(median(idle))} / ${fmt.ms(median(busy))}`,
 				`**${fmt.ratio(ratio)}**`,
 				once && inTime && ratio <= RATIO_LIMIT ? 'met' : `missed${once ? '' : ' (count)'}${inTime ? '' : ' (lag)'}${ratio <= RATIO_LIMIT ? '' : ' (API)'}`,
@@ -221,7 +240,7 @@ export async function overdueBench(): Promise<void> {
 	console.log('');
 	console.log(
 		table(
-			['database', 'events / distinct', 'all recorded (s after first deadline)', `worst lag s (≤ ${LAG_LIMIT_S})`, 'API p50 idle / busy ms', `ratio (≤ ${RATIO_LIMIT}×)`, 'verdict'],
+			['database', 'events / distinct', 'all recorded (s after first deadline)', `worst lag s (≤ ${LAG_LIMIT_S})`, 'sweep events/s', 'API p50 idle / busy ms', `ratio (≤ ${RATIO_LIMIT}×)`, 'verdict'],
 			rows,
 		),
 	);
