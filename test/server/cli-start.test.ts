@@ -70,6 +70,24 @@ describe('lms-server start', () => {
 		expect(fatal).toMatchObject({ msg: expect.stringContaining('nothing handled it'), err: { message: 'nobody awaited this' } });
 	});
 
+	it('the log is complete at shutdown: every request answered has its access line, then the drain, then exit 0', async () => {
+		const server = start([], { DATABASE_URL: db.databaseUrl });
+		const url = urlIn(await server.ready);
+		const answered = await Promise.all(Array.from({ length: 40 }, (_, i) => fetch(`${url}/healthz?n=${i}`)));
+		expect(answered.map((res) => res.status)).toEqual(answered.map(() => 200));
+		server.child.kill('SIGTERM');
+		expect(await server.exited).toBe(0);
+		// Every line whole (written asynchronously, flushed when the process exits).
+		const entries = server
+			.output()
+			.trimEnd()
+			.split('\n')
+			.map((line) => JSON.parse(line) as { msg: string; req?: { url: string } });
+		const logged = entries.filter((e) => e.msg === 'request completed').map((e) => e.req!.url);
+		expect(logged.sort()).toEqual(Array.from({ length: 40 }, (_, i) => `/healthz?n=${i}`).sort());
+		expect(entries.at(-1)).toMatchObject({ msg: expect.stringContaining('draining in-flight requests') });
+	});
+
 	it('--demo on an empty database prints a login and a working all-scope key on stderr, and drains on SIGTERM', async () => {
 		const server = start(['--demo'], { DATABASE_URL: db.databaseUrl });
 		const url = urlIn(await server.ready);
