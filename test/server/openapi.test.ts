@@ -194,6 +194,72 @@ describe('successful responses match the document', () => {
 		}
 	});
 
+	/** A GET's documented query parameters, `$ref`s resolved. */
+	const queryParametersOf = (item: Doc): Doc[] =>
+		(item.get.parameters ?? [])
+			.map((p: Doc) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p))
+			.filter((p: Doc) => p.in === 'query');
+
+	/** A path of each GET template (a record of the world's, or an event id the feed may not hold). */
+	function getPaths(): Array<[string, string]> {
+		const ids: Record<string, string> = {
+			'/api/v1/users/{id}': world.users.alice.id,
+			'/api/v1/courses/{id}': world.courses.intro.id,
+			'/api/v1/enrollments/{id}': world.enrollments[0].id,
+			'/api/v1/certificates/{id}': world.certificates[0].id,
+			'/api/v1/events/{id}': `evt_${'0'.repeat(28)}`,
+		};
+		return Object.entries(doc.paths as Record<string, Doc>)
+			.filter(([, item]) => item.get)
+			.map(([template]) => [template, template.replace('{id}', ids[template] ?? endpointId)]);
+	}
+
+	test('each GET documents exactly the query parameters the app validates', async () => {
+		// The app names what it accepts when it refuses an unknown parameter; an endpoint that reads no
+		// query does not refuse it (200, or 404 for the unknown event) and documents none.
+		let withParameters = 0;
+		for (const [template, path] of getPaths()) {
+			const reply = await call(server, `${path}?zz_unknown=1`, { key: world.keys.all });
+			const entry = (reply.body.errors ?? []).find((e: { code: string }) => e.code === 'unknown_parameter');
+			const accepted = entry ? (/this endpoint accepts (.*)\.$/.exec(entry.message as string)![1].split(', ').filter((n) => n !== 'no query parameters')) : [];
+			if (!entry) expect([template, reply.status]).not.toEqual([template, 400]);
+			const documented = queryParametersOf(doc.paths[template]).map((p) => p.name as string);
+			expect([template, [...documented].sort()]).toEqual([template, [...accepted].sort()]);
+			if (accepted.length > 0) withParameters += 1;
+		}
+		expect(withParameters).toBeGreaterThanOrEqual(8);
+	});
+
+	test("each documented limit of a query parameter is the app's: a value past it answers 400 naming the parameter, one at it is accepted", async () => {
+		const past = (schema: Doc): string[] => {
+			const values: string[] = [];
+			if (schema.enum) values.push('not-one-of-them');
+			if (schema.type === 'integer') values.push('1.5', String(schema.minimum - 1), ...(schema.maximum === undefined ? [] : [String(schema.maximum + 1)]));
+			if (schema.pattern) values.push('~');
+			if (schema.format === 'date-time') values.push('2026-13-01');
+			if (schema.format === 'email') values.push('not-an-address');
+			if (schema.maxLength !== undefined) values.push('a'.repeat(schema.maxLength + 1));
+			if (schema.minLength === 1 || schema.pattern || schema.format || schema.enum) values.push('');
+			return values;
+		};
+		let checked = 0;
+		for (const [template, path] of getPaths()) {
+			for (const { name, schema } of queryParametersOf(doc.paths[template])) {
+				for (const value of past(schema)) {
+					const reply = await call(server, `${path}?${name}=${encodeURIComponent(value)}`, { key: world.keys.all });
+					const params = (reply.body.errors ?? []).map((e: { param: string }) => e.param);
+					expect([template, name, value, reply.status, params]).toEqual([template, name, value, 400, [name]]);
+					checked += 1;
+				}
+				if (schema.type === 'integer') {
+					const reply = await call(server, `${path}?${name}=${schema.maximum}`, { key: world.keys.all });
+					expect([template, name, reply.status]).toEqual([template, name, 200]);
+				}
+			}
+		}
+		expect(checked).toBeGreaterThanOrEqual(50);
+	});
+
 	test('PATCH /api/v1/enrollments/{id} → 200, then the events it wrote', async () => {
 		const id = world.enrollments[1].id;
 		const reply = await check('PATCH', '/api/v1/enrollments/{id}', `/api/v1/enrollments/${id}`, { key: world.keys.all, body: { status: 'completed' } });
@@ -240,7 +306,7 @@ describe('error responses match the document', () => {
 			'/api/v1/courses/{id}': world.courses.intro.id,
 			'/api/v1/enrollments/{id}': world.enrollments[0].id,
 			'/api/v1/certificates/{id}': world.certificates[0].id,
-			'/api/v1/events/{id}': (await call(server, '/api/v1/events?limit=1', { key: world.keys.all })).body.data[0].id,
+			'/api/v1/events/{id}': `evt_${'0'.repeat(28)}`,
 			'/api/v1/webhook_endpoints/{id}': endpointId,
 			'/api/v1/webhook_endpoints/{id}/receipts': endpointId,
 			'/api/v1/webhook_endpoints/{id}/deliveries': endpointId,

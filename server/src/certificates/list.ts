@@ -21,13 +21,20 @@ type Filters = { student_id: string; course_id: string; expires_before: string; 
 export const listCertificates = listEndpoint<CertificateRow, Filters>({
 	table: CERTIFICATES,
 	filters: {
-		student_id: idParam('user'),
-		course_id: idParam('course'),
-		expires_before: dateTimeParam(),
-		expires_after: dateTimeParam(),
+		student_id: idParam('user').description('Only records of this student.'),
+		course_id: idParam('course').description('Only records of this course.'),
+		expires_before: dateTimeParam().description(
+			'ISO 8601 date-time with an offset (e.g. 2026-05-01T00:00:00Z). Only certificates whose expires_at is strictly before it; certificates that never expire are never included.',
+		),
+		expires_after: dateTimeParam().description(
+			'ISO 8601 date-time with an offset. Only certificates whose expires_at is strictly after it; certificates that never expire are never included.',
+		),
 		verification_code: Joi.string()
 			.pattern(new RegExp(`^[A-Za-z0-9]{1,${VERIFICATION_CODE_MAX_LENGTH}}$`), 'code')
-			.messages({ 'string.pattern.name': `{{#label}} must be ${VERIFICATION_CODE_RULE}`, 'string.empty': `{{#label}} must be ${VERIFICATION_CODE_RULE}` }),
+			.messages({ 'string.pattern.name': `{{#label}} must be ${VERIFICATION_CODE_RULE}`, 'string.empty': `{{#label}} must be ${VERIFICATION_CODE_RULE}` })
+			.description(
+				'The code printed on a certificate (letters and digits, compared without regard to case): the one certificate carrying it in your organization, or an empty list. Served by a unique index.',
+			),
 		search: searchParam(),
 	},
 	scopesItself: ({ search }) => search !== undefined,

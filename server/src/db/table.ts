@@ -26,6 +26,8 @@ export interface Expansion<R> {
 	idOf: (row: R) => string;
 	/** The records with these ids in the organization, shown as the item embeds them. */
 	read: (organizationId: string, ids: string[]) => Promise<Array<{ id: string }>>;
+	/** The embedded record's fields, as the API document names them (`{id, title}`). */
+	shows: string;
 }
 
 const newestFirstTables = new WeakMap<object, object>();

@@ -29,12 +29,18 @@ type Filters = {
 export const listEnrollments = listEndpoint<EnrollmentRow, Filters>({
 	table: ENROLLMENTS,
 	filters: {
-		student_id: idParam('user'),
-		course_id: idParam('course'),
-		status: Joi.string().valid(...ENROLLMENT_STATUSES),
-		due_before: dateTimeParam(),
-		due_after: dateTimeParam(),
-		overdue: Joi.string().valid('true', 'false'),
+		student_id: idParam('user').description('Only records of this student.'),
+		course_id: idParam('course').description('Only records of this course.'),
+		status: Joi.string()
+			.valid(...ENROLLMENT_STATUSES)
+			.description('Only enrollments in this status.'),
+		due_before: dateTimeParam().description(
+			'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly before it; enrollments without a deadline are never included.',
+		),
+		due_after: dateTimeParam().description(
+			'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly after it; enrollments without a deadline are never included.',
+		),
+		overdue: Joi.string().valid('true', 'false').description('`true`: only active enrollments whose due_at has passed; `false`: all others.'),
 		search: searchParam(),
 	},
 	scopesItself: ({ search }) => search !== undefined,

@@ -17,7 +17,7 @@ export const STUDENT_AND_COURSE_COLUMNS = { person: 'student_id', course: 'cours
 
 export function studentAndCourseExpansions<R extends { studentId: string; courseId: string }>(): Record<string, Expansion<R>> {
 	return {
-		student: { idOf: (row) => row.studentId, read: readUserSummaries },
-		course: { idOf: (row) => row.courseId, read: readCourseSummaries },
+		student: { idOf: (row) => row.studentId, read: readUserSummaries, shows: '{id, name, email}' },
+		course: { idOf: (row) => row.courseId, read: readCourseSummaries, shows: '{id, title}' },
 	};
 }

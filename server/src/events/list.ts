@@ -5,7 +5,7 @@ import type { Scope } from '../api-keys/model';
 import { problems } from '../common/problem';
 import { callerOf } from '../http/auth';
 import { integerParam, parseQuery, type QuerySchema } from '../http/validate';
-import { eventJson, readFeed } from './feed';
+import { EVENT_ID, eventJson, readFeed } from './feed';
 import { EVENT_SCOPES, EVENT_TYPES, scopeOf, TYPE_PREFIXES, typesNamedBy, typesVisibleTo, type EventType } from './types';
 
 export const DEFAULT_EVENT_LIMIT = 50;
@@ -13,8 +13,13 @@ export const MAX_EVENT_LIMIT = 100;
 
 const TYPE_LIST = `one or more of ${[...EVENT_TYPES, ...TYPE_PREFIXES].join(', ')}, separated by commas`;
 
-const querySchema: QuerySchema = {
-	after: Joi.string().max(100),
+/** The feed's query (also its document's parameters). */
+export const eventQuery: QuerySchema = {
+	// The handler answers 400 for an `after` that is not an event id of the organization (events/feed.ts).
+	after: Joi.string()
+		.max(100)
+		.meta({ openapi: { pattern: EVENT_ID.source } })
+		.description('Only events after this one (an id from the feed). Omitted: from the oldest event kept.'),
 	type: Joi.string()
 		.max(1000)
 		.custom((value: string, helpers) => {
@@ -22,8 +27,9 @@ const querySchema: QuerySchema = {
 			if (named.some((types) => types === undefined)) return helpers.error('any.invalid');
 			return [...new Set(named.flat() as EventType[])];
 		})
-		.messages({ 'any.invalid': `type must be ${TYPE_LIST}`, 'string.empty': `type must be ${TYPE_LIST}` }),
-	limit: integerParam(1, MAX_EVENT_LIMIT),
+		.messages({ 'any.invalid': `type must be ${TYPE_LIST}`, 'string.empty': `type must be ${TYPE_LIST}` })
+		.description(`Comma-separated types (${EVENT_TYPES.join(', ')}) or prefixes (${TYPE_PREFIXES.join(', ')}).`),
+	limit: integerParam(1, MAX_EVENT_LIMIT, `Events per answer, 1 to ${MAX_EVENT_LIMIT}.`, DEFAULT_EVENT_LIMIT),
 };
 
 /** The event types a key's scopes let it read; 403 if none. */
@@ -39,7 +45,7 @@ export const listEvents: RequestHandler = async (req, res) => {
 	// Scope before validation, as for every endpoint: a key that can see no event learns that first.
 	const visible = visibleTypes(caller.apiKey.scopeList);
 	const { after, type, limit = DEFAULT_EVENT_LIMIT } = parseQuery<{ after?: string; type?: EventType[]; limit?: number }>(
-		querySchema,
+		eventQuery,
 		req.query,
 	);
 	const hidden = type?.find((t) => !visible.includes(t));

@@ -51,7 +51,18 @@ export interface ListDefinition<R, F extends Record<string, string>> {
 	expansions?: Record<string, Expansion<R>>;
 }
 
-const SORTS = ['created_at', '-created_at'];
+/** Every list's paging, one rule each (the document lists them once, as components.parameters). */
+export const PAGING: QuerySchema = {
+	page: integerParam(1, MAX_PAGE, 'Page number, from 1.', 1),
+	per_page: integerParam(1, MAX_PER_PAGE, `Records per page, 1 to ${MAX_PER_PAGE}.`, DEFAULT_PER_PAGE),
+};
+
+const sortParam = Joi.string()
+	.valid('created_at', '-created_at')
+	.description('`created_at` (the default: oldest first, then by id) or `-created_at` (newest first, then by id descending).');
+
+/** A list's handler, with the query schema it validates with (for the document). */
+export type ListHandler = RequestHandler & { query: QuerySchema };
 
 interface Page {
 	page: number;
@@ -74,16 +85,15 @@ export function linkHeader(req: Request, filters: Record<string, string>, { page
 }
 
 /** Builds the GET handler of one list endpoint. */
-export function listEndpoint<R, F extends Record<string, string>>(definition: ListDefinition<R, F>): RequestHandler {
-	const expansionNames = Object.keys(definition.expansions ?? {});
+export function listEndpoint<R, F extends Record<string, string>>(definition: ListDefinition<R, F>): ListHandler {
+	const expansions = definition.expansions ?? {};
 	const schema: QuerySchema = {
-		page: integerParam(1, MAX_PAGE),
-		per_page: integerParam(1, MAX_PER_PAGE),
+		...PAGING,
 		...definition.filters,
-		...(definition.sortable ? { sort: Joi.string().valid(...SORTS) } : {}),
-		...(expansionNames.length > 0 ? { expand: expandParam(expansionNames) } : {}),
+		...(definition.sortable ? { sort: sortParam } : {}),
+		...(Object.keys(expansions).length > 0 ? { expand: expandParam(expansions) } : {}),
 	};
-	return async (req, res) => {
+	const handler: RequestHandler = async (req, res) => {
 		const {
 			page = 1,
 			per_page: perPage = DEFAULT_PER_PAGE,
@@ -105,6 +115,7 @@ export function listEndpoint<R, F extends Record<string, string>>(definition: Li
 		res.setHeader('Link', linkHeader(req, kept as Record<string, string>, { page, perPage }, count));
 		res.json({ data: items, pagination: { page, per_page: perPage, total: count } });
 	};
+	return Object.assign(handler, { query: schema });
 }
 
 /** The page and the total: searchRead's where it answers, the general read (db/table.ts) for the rest. */
@@ -127,9 +138,15 @@ async function readListPage<R, F extends Record<string, string>>(
 }
 
 /** `expand`: a comma-separated list of the list's expansion names. */
-function expandParam(names: string[]): Joi.Schema {
+function expandParam(expansions: Record<string, Expansion<never>>): Joi.Schema {
+	const names = Object.keys(expansions);
 	const rule = `a comma-separated list of ${names.join(', ')}`;
+	const shown = Object.entries(expansions).map(([name, { shows }]) => `\`${name}\` (${shows})`);
 	return Joi.string()
 		.pattern(new RegExp(`^(${names.join('|')})(,(${names.join('|')}))*$`), 'expansions')
-		.messages({ 'string.pattern.name': `{{#label}} must be ${rule}`, 'string.empty': `{{#label}} must be ${rule}` });
+		.messages({ 'string.pattern.name': `{{#label}} must be ${rule}`, 'string.empty': `{{#label}} must be ${rule}` })
+		.description(
+			`${names.map((name) => `\`${name}\``).join(', ')} or \`${names.join(',')}\`: each item also carries ${shown.join(' and/or ')}, ` +
+				'read for the whole page at once, so a list can be shown by name.',
+		);
 }

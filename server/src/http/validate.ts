@@ -219,8 +219,11 @@ export function parseBody<T>(schema: Joi.ObjectSchema<T>, body: unknown): T {
 	return check(schema, body, 'body');
 }
 
-/** A query integer written in plain digits (no sign, decimals, exponent or hex) within a range. */
-export function integerParam(min: number, max: number): Joi.StringSchema {
+/**
+ * A query integer written in plain digits (no sign, decimals, exponent or hex) within a range;
+ * `fallback` is what the handler takes when it is left out (for the document).
+ */
+export function integerParam(min: number, max: number, description: string, fallback?: number): Joi.StringSchema {
 	const message = `{{#label}} must be an integer from ${min} to ${max}`;
 	const rule = Joi.string()
 		.pattern(DIGITS, 'integer')
@@ -228,7 +231,9 @@ export function integerParam(min: number, max: number): Joi.StringSchema {
 			const n = Number(value);
 			return n < min || n > max ? helpers.error('number.range') : n;
 		})
-		.messages({ 'string.pattern.name': message, 'string.empty': message, 'number.range': message });
+		.messages({ 'string.pattern.name': message, 'string.empty': message, 'number.range': message })
+		.description(description)
+		.meta({ openapi: { type: 'integer', minimum: min, maximum: max, ...(fallback === undefined ? {} : { default: fallback }) } });
 	plainReadings.set(rule, (value) => {
 		if (typeof value !== 'string' || !DIGITS.test(value)) return undefined;
 		const n = Number(value);
@@ -255,4 +260,5 @@ export function idParam(kind: IdKind): Joi.StringSchema {
 export const dateTimeParam = (): Joi.StringSchema =>
 	Joi.string()
 		.custom((value: string, helpers) => (isDateTime(value) ? value : helpers.error('string.dateTime')))
-		.messages({ 'string.dateTime': '{{#label}} must be an ISO 8601 date-time with an offset, such as 2026-05-01T00:00:00Z' });
+		.messages({ 'string.dateTime': '{{#label}} must be an ISO 8601 date-time with an offset, such as 2026-05-01T00:00:00Z' })
+		.meta({ openapi: { format: 'date-time' } });

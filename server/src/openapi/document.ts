@@ -1,17 +1,26 @@
 import { SCOPES, type Scope } from '../api-keys/model';
+import { listCertificates } from '../certificates/list';
 import { ID_PATTERNS } from '../common/id-shapes';
-import { ENROLLMENT_STATUSES } from '../enrollments/model';
-import { DEFAULT_EVENT_LIMIT, MAX_EVENT_LIMIT } from '../events/list';
+import { listCourses } from '../courses/list';
+import { listEnrollments } from '../enrollments/list';
 import { EVENT_ID } from '../events/feed';
-import { EVENT_TYPES, TYPE_PREFIXES } from '../events/types';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../http/list';
+import { eventQuery } from '../events/list';
+import { PAGING, type ListHandler } from '../http/list';
+import { reportQuery } from '../reports/get-course-completion';
 import { EXTERNAL_ID_MAX_LENGTH } from '../users/external-id';
 import { ROLES, USER_STATUSES } from '../users/model';
+import { listUsers } from '../users/list';
+import { listDeliveries } from '../webhooks/deliveries/list';
+import { listWebhookEndpoints } from '../webhooks/list';
+import { queryParameter, queryParameters } from './from-joi';
 import * as schemas from './schemas';
 import * as webhooks from './webhooks';
 import { batchBody, batchDescription, batchResult, withIdempotency } from './writes';
 
-/** The OpenAPI 3.1 description served at /api/v1/openapi.json. */
+/**
+ * The OpenAPI 3.1 description served at /api/v1/openapi.json. Query parameters are made from
+ * the Joi schemas the handlers validate with (from-joi.ts).
+ */
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -79,64 +88,6 @@ function ok(description: string, schema: object, extraHeaders: Record<string, ob
 	return { description, headers: { ...requestIdHeader, ...rateLimitHeaders, ...extraHeaders }, content: { 'application/json': { schema } } };
 }
 
-function queryParam(name: string, description: string, schema: object) {
-	return { name, in: 'query', required: false, description, schema };
-}
-
-const filterParams = {
-	email: queryParam('email', 'Exact e-mail address, compared without regard to case.', { type: 'string', format: 'email' }),
-	role: queryParam('role', 'Only users with this role.', { type: 'string', enum: [...ROLES] }),
-	student_id: queryParam('student_id', 'Only records of this student.', { type: 'string', pattern: ID_PATTERNS.user.source }),
-	course_id: queryParam('course_id', 'Only records of this course.', { type: 'string', pattern: ID_PATTERNS.course.source }),
-	search: queryParam(
-		'search',
-		'1 to 100 characters. Only records with a word starting with this text, compared without regard to case: for users a word of the name or the e-mail address, for courses a word of the title, for enrollments and certificates a word of the student\'s name or e-mail or of the course\'s title. Several words match consecutive words ("ada love" finds "Ada Lovelace"). Order and totals as without it.',
-		{ type: 'string', minLength: 1, maxLength: 100 },
-	),
-	sort: queryParam('sort', '`created_at` (the default: oldest first, then by id) or `-created_at` (newest first, then by id descending).', {
-		type: 'string',
-		enum: ['created_at', '-created_at'],
-	}),
-	expand: queryParam(
-		'expand',
-		'`student`, `course` or `student,course`: each item also carries `student` ({id, name, email}) and/or `course` ({id, title}), read for the whole page at once, so a list can be shown by name.',
-		{ type: 'string', pattern: '^(student|course)(,(student|course))*$' },
-	),
-	expires_before: queryParam(
-		'expires_before',
-		'ISO 8601 date-time with an offset (e.g. 2026-05-01T00:00:00Z). Only certificates whose expires_at is strictly before it; certificates that never expire are never included.',
-		{ type: 'string', format: 'date-time' },
-	),
-	expires_after: queryParam(
-		'expires_after',
-		'ISO 8601 date-time with an offset. Only certificates whose expires_at is strictly after it; certificates that never expire are never included.',
-		{ type: 'string', format: 'date-time' },
-	),
-	verification_code: queryParam(
-		'verification_code',
-		'The code printed on a certificate (letters and digits, compared without regard to case): the one certificate carrying it in your organization, or an empty list. Served by a unique index.',
-		{ type: 'string', pattern: '^[A-Za-z0-9]{1,20}$' },
-	),
-	status: queryParam('status', 'Only enrollments in this status.', { type: 'string', enum: [...ENROLLMENT_STATUSES] }),
-	userStatus: queryParam('status', 'Only users in this status.', { type: 'string', enum: [...USER_STATUSES] }),
-	external_id: queryParam(
-		'external_id',
-		'Exact external id (case and spaces count): the user your HR system or identity provider knows by it, if any. One index read on any size of organization.',
-		{ type: 'string', minLength: 1, maxLength: EXTERNAL_ID_MAX_LENGTH },
-	),
-	due_before: queryParam(
-		'due_before',
-		'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly before it; enrollments without a deadline are never included.',
-		{ type: 'string', format: 'date-time' },
-	),
-	due_after: queryParam(
-		'due_after',
-		'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly after it; enrollments without a deadline are never included.',
-		{ type: 'string', format: 'date-time' },
-	),
-	overdue: queryParam('overdue', '`true`: only active enrollments whose due_at has passed; `false`: all others.', { type: 'string', enum: ['true', 'false'] }),
-};
-
 const dueAtField = {
 	type: ['string', 'null'],
 	format: 'date-time',
@@ -153,7 +104,7 @@ function security(scope: Scope) {
 	return { security: [{ bearerAuth: [] }], 'x-required-scope': scope };
 }
 
-function listOperation(operationId: string, summary: string, item: string, scope: Scope, filters: Array<keyof typeof filterParams>) {
+function listOperation(operationId: string, summary: string, item: string, scope: Scope, list: ListHandler) {
 	return {
 		get: {
 			operationId,
@@ -161,7 +112,7 @@ function listOperation(operationId: string, summary: string, item: string, scope
 			description: `${summary}. Ordered by created_at, then id. Unknown or repeated query parameters answer 400. Needs \`${scope}\`.`,
 			tags: [item],
 			...security(scope),
-			parameters: [{ $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/per_page' }, ...filters.map((f) => filterParams[f])],
+			parameters: queryParameters(list.query, PAGING),
 			responses: {
 				'200': ok(`A page of ${item} records.`, ref(`${item}List`), {
 					Link: { description: 'RFC 8288 links: first, prev, next, last (those that exist), absolute.', required: true, schema: { type: 'string' } },
@@ -214,12 +165,7 @@ const courseCompletionReport = {
 			'Answered from counters and indexes, so its time does not grow with the number of enrollments. Unknown or repeated query parameters answer 400. Needs `read:enrollments`.',
 		tags: ['Report'],
 		...security('read:enrollments'),
-		parameters: [
-			queryParam('course_id', 'Only this course (no row when it is not a published course of your organization).', {
-				type: 'string',
-				pattern: ID_PATTERNS.course.source,
-			}),
-		],
+		parameters: queryParameters(reportQuery),
 		responses: {
 			'200': {
 				...ok('The report.', ref('CourseCompletionReport')),
@@ -243,7 +189,7 @@ const courseCompletionReport = {
 const webhookEndpointId = idParameter('webhook endpoint', ID_PATTERNS.webhookEndpoint);
 
 const webhookEndpoints = {
-	...listOperation('listWebhookEndpoints', 'List webhook endpoints', 'WebhookEndpoint', 'manage:webhooks', []),
+	...listOperation('listWebhookEndpoints', 'List webhook endpoints', 'WebhookEndpoint', 'manage:webhooks', listWebhookEndpoints),
 	post: {
 		operationId: 'createWebhookEndpoint',
 		summary: 'Create a webhook endpoint',
@@ -338,12 +284,7 @@ const webhookDeliveries = {
 			"The endpoint's deliveries, newest first (created_at, then id, descending): status, attempts, the receiver's last HTTP status, the next attempt. `status` filters. Kept until the event retention removes them. Unknown or repeated query parameters answer 400. Needs `manage:webhooks`.",
 		tags: ['WebhookEndpoint'],
 		...security('manage:webhooks'),
-		parameters: [
-			...webhookEndpointId,
-			{ $ref: '#/components/parameters/page' },
-			{ $ref: '#/components/parameters/per_page' },
-			queryParam('status', 'Only deliveries in this status.', { type: 'string', enum: ['pending', 'delivered', 'failed'] }),
-		],
+		parameters: [...webhookEndpointId, ...queryParameters(listDeliveries.query, PAGING)],
 		responses: {
 			'200': ok('A page of deliveries, newest first.', ref('WebhookDeliveryList'), {
 				Link: { description: 'RFC 8288 links: first, prev, next, last (those that exist), absolute.', required: true, schema: { type: 'string' } },
@@ -630,11 +571,7 @@ const listEvents = {
 		'Events are kept at least EVENT_RETENTION_DAYS (30) days; an `after` that retention removed answers 410.',
 	tags: ['Event'],
 	...eventSecurity,
-	parameters: [
-		queryParam('after', 'Only events after this one (an id from the feed). Omitted: from the oldest event kept.', { type: 'string', pattern: '^evt_[0-9a-f]{28}$' }),
-		queryParam('type', `Comma-separated types (${EVENT_TYPES.join(', ')}) or prefixes (${TYPE_PREFIXES.join(', ')}).`, { type: 'string' }),
-		queryParam('limit', `Events per answer, 1 to ${MAX_EVENT_LIMIT}.`, { type: 'integer', minimum: 1, maximum: MAX_EVENT_LIMIT, default: DEFAULT_EVENT_LIMIT }),
-	],
+	parameters: queryParameters(eventQuery),
 	responses: {
 		'200': ok('Events after the cursor.', ref('EventList'), {
 			Link: { description: 'RFC 8288 `rel="next"` (absolute) while has_more is true.', schema: { type: 'string' } },
@@ -717,7 +654,7 @@ export function openApiDocument() {
 		],
 		paths: withIdempotency({
 			'/api/v1/users': {
-				...listOperation('listUsers', 'List users', 'User', 'read:users', ['email', 'role', 'userStatus', 'external_id', 'search']),
+				...listOperation('listUsers', 'List users', 'User', 'read:users', listUsers),
 				post: createUser,
 			},
 			'/api/v1/users/batch': { post: createUsers },
@@ -725,20 +662,10 @@ export function openApiDocument() {
 				...getOperation('getUser', 'Retrieve a user', 'User', 'read:users', ID_PATTERNS.user),
 				patch: updateUser,
 			},
-			'/api/v1/courses': listOperation('listCourses', 'List published courses', 'Course', 'read:courses', ['search']),
+			'/api/v1/courses': listOperation('listCourses', 'List published courses', 'Course', 'read:courses', listCourses),
 			'/api/v1/courses/{id}': getOperation('getCourse', 'Retrieve a published course', 'Course', 'read:courses', ID_PATTERNS.course),
 			'/api/v1/enrollments': {
-				...listOperation('listEnrollments', 'List enrollments', 'Enrollment', 'read:enrollments', [
-					'student_id',
-					'course_id',
-					'status',
-					'due_before',
-					'due_after',
-					'overdue',
-					'search',
-					'sort',
-					'expand',
-				]),
+				...listOperation('listEnrollments', 'List enrollments', 'Enrollment', 'read:enrollments', listEnrollments),
 				post: createEnrollment,
 			},
 			'/api/v1/enrollments/batch': { post: createEnrollments },
@@ -746,16 +673,7 @@ export function openApiDocument() {
 				...getOperation('getEnrollment', 'Retrieve an enrollment', 'Enrollment', 'read:enrollments', ID_PATTERNS.enrollment),
 				patch: updateEnrollment,
 			},
-			'/api/v1/certificates': listOperation('listCertificates', 'List certificates', 'Certificate', 'read:enrollments', [
-				'student_id',
-				'course_id',
-				'expires_before',
-				'expires_after',
-				'verification_code',
-				'search',
-				'sort',
-				'expand',
-			]),
+			'/api/v1/certificates': listOperation('listCertificates', 'List certificates', 'Certificate', 'read:enrollments', listCertificates),
 			'/api/v1/certificates/{id}': getOperation('getCertificate', 'Retrieve a certificate', 'Certificate', 'read:enrollments', ID_PATTERNS.certificate),
 			'/api/v1/events': { get: listEvents },
 			'/api/v1/events/head': { get: feedHead },
@@ -797,16 +715,7 @@ export function openApiDocument() {
 					description: 'An API key created by a Super Admin in Settings → API Keys.',
 				},
 			},
-			parameters: {
-				page: { name: 'page', in: 'query', required: false, description: 'Page number, from 1.', schema: { type: 'integer', minimum: 1, default: 1 } },
-				per_page: {
-					name: 'per_page',
-					in: 'query',
-					required: false,
-					description: `Records per page, 1 to ${MAX_PER_PAGE}.`,
-					schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
-				},
-			},
+			parameters: Object.fromEntries(Object.entries(PAGING).map(([name, rule]) => [name, queryParameter(name, rule)])),
 			schemas: {
 				User: schemas.User,
 				Course: schemas.Course,

@@ -5,7 +5,10 @@ import { idParam, parseQuery } from '../http/validate';
 import { courseCompletion } from './course-completion';
 import { courseCompletionCsv } from './course-completion-csv';
 
-const query = { course_id: idParam('course') };
+/** The report's query (also its document's parameters). */
+export const reportQuery = {
+	course_id: idParam('course').description('Only this course (no row when it is not a published course of your organization).'),
+};
 
 /**
  * GET /api/v1/reports/course_completion (SPEC §17): `{ data: [row per published course] }`, or
@@ -13,7 +16,7 @@ const query = { course_id: idParam('course') };
  * `course_id` only. Errors stay problem+json whatever was accepted.
  */
 export const getCourseCompletion: RequestHandler = async (req, res) => {
-	const { course_id } = parseQuery<{ course_id?: string }>(query, req.query);
+	const { course_id } = parseQuery<{ course_id?: string }>(reportQuery, req.query);
 	const rows = await courseCompletion(callerOf(res).organization.id, course_id);
 	res.vary('Accept');
 	if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {

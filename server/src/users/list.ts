@@ -17,13 +17,22 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; st
 		email: Joi.string()
 			.max(EMAIL_MAX_LENGTH)
 			.custom((value: string, helpers) => (isEmailAddress(value) ? value : helpers.error('string.email')))
-			.messages({ 'string.email': `{{#label}} must be ${EMAIL_RULE}`, 'string.max': `{{#label}} must be ${EMAIL_RULE}` }),
-		role: Joi.string().valid(...ROLES),
-		status: Joi.string().valid(...USER_STATUSES),
+			.messages({ 'string.email': `{{#label}} must be ${EMAIL_RULE}`, 'string.max': `{{#label}} must be ${EMAIL_RULE}` })
+			.meta({ openapi: { format: 'email' } })
+			.description('Exact e-mail address, compared without regard to case.'),
+		role: Joi.string()
+			.valid(...ROLES)
+			.description('Only users with this role.'),
+		status: Joi.string()
+			.valid(...USER_STATUSES)
+			.description('Only users in this status.'),
 		external_id: Joi.string()
 			.max(EXTERNAL_ID_MAX_LENGTH)
 			.custom((value: string, helpers) => (isExternalId(value) ? value : helpers.error('string.externalId')))
-			.messages({ 'string.externalId': `{{#label}} must be ${EXTERNAL_ID_RULE}`, 'string.max': `{{#label}} must be ${EXTERNAL_ID_RULE}` }),
+			.messages({ 'string.externalId': `{{#label}} must be ${EXTERNAL_ID_RULE}`, 'string.max': `{{#label}} must be ${EXTERNAL_ID_RULE}` })
+			.description(
+				'Exact external id (case and spaces count): the user your HR system or identity provider knows by it, if any. One index read on any size of organization.',
+			),
 		search: searchParam(),
 	},
 	scopesItself: ({ search }) => search !== undefined,

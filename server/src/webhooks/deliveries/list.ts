@@ -20,7 +20,7 @@ export const endpointOfPath: RequestHandler = async (req, res, next) => {
 /** GET /api/v1/webhook_endpoints/{id}/deliveries: the usual envelope and paging, newest first, `status` to filter. */
 export const listDeliveries = listEndpoint<DeliveryRow, { status: string }>({
 	table: DELIVERIES,
-	filters: { status: Joi.string().valid(...DELIVERY_STATUSES) },
+	filters: { status: Joi.string().valid(...DELIVERY_STATUSES).description('Only deliveries in this status.') },
 	where: (where, { status }, _organizationId, params) => {
 		where.equals('endpoint_id', params.id);
 		where.equals('status', status);
