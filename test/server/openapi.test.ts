@@ -230,6 +230,27 @@ describe('successful responses match the document', () => {
 		expect(withParameters).toBeGreaterThanOrEqual(8);
 	});
 
+	test('each POST and PATCH documents exactly the body fields the app validates', async () => {
+		// As for queries: the app names the fields it takes when it refuses an unknown one.
+		const ids: Record<string, string> = { '{id}': endpointId, '{delivery_id}': `whd_${'0'.repeat(20)}` };
+		ids['/api/v1/users/{id}'] = world.users.bob.id;
+		ids['/api/v1/enrollments/{id}'] = world.enrollments[3].id;
+		let writes = 0;
+		for (const [template, item] of Object.entries(doc.paths as Record<string, Doc>)) {
+			for (const method of ['post', 'patch'].filter((m) => item[m])) {
+				const path = template.replace('{id}', ids[template] ?? ids['{id}']).replace('{delivery_id}', ids['{delivery_id}']);
+				const reply = await call(server, path, { method: method.toUpperCase(), key: world.keys.all, body: { zz_unknown: 1 } });
+				const entry = (reply.body.errors ?? []).find((e: { code: string }) => e.code === 'unknown_field');
+				expect([template, method, reply.status, entry?.param]).toEqual([template, method, 400, 'zz_unknown']);
+				const accepted = /send only (.*)\.$/.exec(entry.message as string)![1].split(' and ').filter(Boolean);
+				const documented = Object.keys(item[method].requestBody.content['application/json'].schema.properties);
+				expect([template, method, [...documented].sort()]).toEqual([template, method, [...accepted].sort()]);
+				writes += 1;
+			}
+		}
+		expect(writes).toBeGreaterThanOrEqual(10);
+	});
+
 	test("each documented limit of a query parameter is the app's: a value past it answers 400 naming the parameter, one at it is accepted", async () => {
 		const past = (schema: Doc): string[] => {
 			const values: string[] = [];

@@ -1,25 +1,33 @@
+import type Joi from 'joi';
+
 import { SCOPES, type Scope } from '../api-keys/model';
 import { listCertificates } from '../certificates/list';
 import { ID_PATTERNS } from '../common/id-shapes';
 import { listCourses } from '../courses/list';
+import { createEnrollmentBody } from '../enrollments/create';
 import { listEnrollments } from '../enrollments/list';
+import { updateEnrollmentBody } from '../enrollments/update';
 import { EVENT_ID } from '../events/feed';
 import { eventQuery } from '../events/list';
 import { PAGING, type ListHandler } from '../http/list';
 import { reportQuery } from '../reports/get-course-completion';
-import { EXTERNAL_ID_MAX_LENGTH } from '../users/external-id';
-import { ROLES, USER_STATUSES } from '../users/model';
+import { createUserBody } from '../users/create';
 import { listUsers } from '../users/list';
+import { updateUserBody } from '../users/update';
 import { listDeliveries } from '../webhooks/deliveries/list';
+import { emptyBody } from '../webhooks/deliveries/empty-body';
+import { endpointInput } from '../webhooks/endpoint-input';
 import { listWebhookEndpoints } from '../webhooks/list';
-import { queryParameter, queryParameters } from './from-joi';
+import { receiptBody } from '../webhooks/receipts/create';
+import { queryParameter, queryParameters, requestBody, schemaOf } from './from-joi';
 import * as schemas from './schemas';
 import * as webhooks from './webhooks';
 import { batchBody, batchDescription, batchResult, withIdempotency } from './writes';
 
 /**
- * The OpenAPI 3.1 description served at /api/v1/openapi.json. Query parameters are made from
- * the Joi schemas the handlers validate with (from-joi.ts).
+ * The OpenAPI 3.1 description served at /api/v1/openapi.json. Query parameters and request
+ * bodies are made from the Joi schemas the handlers validate with (from-joi.ts); the answers,
+ * which no Joi schema checks, are written here and in schemas.ts and webhooks.ts.
  */
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -88,13 +96,6 @@ function ok(description: string, schema: object, extraHeaders: Record<string, ob
 	return { description, headers: { ...requestIdHeader, ...rateLimitHeaders, ...extraHeaders }, content: { 'application/json': { schema } } };
 }
 
-const dueAtField = {
-	type: ['string', 'null'],
-	format: 'date-time',
-	description:
-		'The deadline: an ISO 8601 date-time with an offset (e.g. 2026-12-31T17:00:00Z); null for none. A past one is allowed: the enrollment is then overdue at once (event enrollment.overdue).',
-};
-
 /**
  * Scopes are a property of the key, not of the bearer scheme: OpenAPI lists scopes in a security
  * requirement only for OAuth 2 and OpenID Connect, so the requirement is the bare key and the scope
@@ -155,6 +156,31 @@ function getOperation(operationId: string, summary: string, item: string, scope:
 	};
 }
 
+/** POST …/batch: up to 100 bodies of the single POST (`single`), each answered as that POST would be. */
+function batchOperation(operationId: string, summary: string, item: string, scope: Scope, single: Joi.ObjectSchema) {
+	return {
+		operationId,
+		summary,
+		description: `${batchDescription} Needs \`${scope}\`.`,
+		tags: [item],
+		...security(scope),
+		requestBody: requestBody(single, batchBody(schemaOf(single))),
+		responses: {
+			'200': ok(
+				`Each item's answer, in order: 201 with the new ${item.toLowerCase()}, or the problem its own POST would answer.`,
+				batchResult(ref(item), ref('Problem')),
+			),
+			'400': problem('Malformed JSON; no `items`, more than 100, an item that is not a JSON object, or an unknown field (one `errors` entry each). Nothing was run.', 400, [
+				'invalid_request',
+				'malformed_json',
+			]),
+			'413': problem('The body is over 1 MiB.', 413, ['payload_too_large']),
+			'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
+			...commonErrors,
+		},
+	};
+}
+
 const courseCompletionReport = {
 	get: {
 		operationId: 'getCourseCompletionReport',
@@ -196,7 +222,7 @@ const webhookEndpoints = {
 		description: webhooks.createDescription,
 		tags: ['WebhookEndpoint'],
 		...security('manage:webhooks'),
-		requestBody: { required: true, content: { 'application/json': { schema: webhooks.createBody } } },
+		requestBody: requestBody(endpointInput),
 		responses: {
 			'201': ok('The new endpoint, with its secret (this once).', ref('NewWebhookEndpoint'), {
 				Location: { description: '/api/v1/webhook_endpoints/{id}', required: true, schema: { type: 'string' } },
@@ -248,14 +274,7 @@ const webhookReceipts = {
 		tags: ['WebhookEndpoint'],
 		...security('manage:webhooks'),
 		parameters: webhookEndpointId,
-		requestBody: {
-			required: true,
-			content: {
-				'application/json': {
-					schema: { type: 'object', additionalProperties: false, required: ['event_id'], properties: { event_id: { type: 'string', pattern: EVENT_ID.source } } },
-				},
-			},
-		},
+		requestBody: requestBody(receiptBody),
 		responses: {
 			'201': ok('The first receipt of this event for this endpoint.', webhookReceipt),
 			'200': ok('The event was already received: act on it no more.', webhookReceipt),
@@ -274,7 +293,7 @@ const deliveryId = {
 	schema: { type: 'string', pattern: ID_PATTERNS.webhookDelivery.source },
 };
 
-const emptyRequest = { required: true, content: { 'application/json': { schema: webhooks.emptyBody } } };
+const emptyRequest = requestBody(emptyBody);
 
 const webhookDeliveries = {
 	get: {
@@ -361,16 +380,6 @@ const webhookRotateSecret = {
 	},
 };
 
-const enrollmentBody = {
-	type: 'object',
-	additionalProperties: false,
-	required: ['student_id', 'course_id'],
-	properties: {
-		student_id: { type: 'string', minLength: 1, description: 'A student of your organization.' },
-		course_id: { type: 'string', minLength: 1, description: 'A published course of your organization.' },
-		due_at: dueAtField,
-	},
-};
 
 const createEnrollment = {
 	operationId: 'createEnrollment',
@@ -379,7 +388,7 @@ const createEnrollment = {
 		'Creates an active enrollment with progress 0, and optionally a deadline (`due_at`). Concurrent identical requests create one enrollment; the others answer 409. Needs `write:enrollments`.',
 	tags: ['Enrollment'],
 	...security('write:enrollments'),
-	requestBody: { required: true, content: { 'application/json': { schema: enrollmentBody } } },
+	requestBody: requestBody(createEnrollmentBody),
 	responses: {
 		'201': ok('The new enrollment.', ref('Enrollment'), {
 			Location: { description: '/api/v1/enrollments/{id}', required: true, schema: { type: 'string' } },
@@ -399,25 +408,6 @@ const createEnrollment = {
 	},
 };
 
-const createEnrollments = {
-	operationId: 'createEnrollments',
-	summary: 'Enroll up to 100 students in courses at once',
-	description: `${batchDescription} Needs \`write:enrollments\`.`,
-	tags: ['Enrollment'],
-	...security('write:enrollments'),
-	requestBody: { required: true, content: { 'application/json': { schema: batchBody(enrollmentBody) } } },
-	responses: {
-		'200': ok('Each item\'s answer, in order: 201 with the new enrollment, or the problem its own POST would answer.', batchResult(ref('Enrollment'), ref('Problem'))),
-		'400': problem('Malformed JSON; no `items`, more than 100, an item that is not a JSON object, or an unknown field (one `errors` entry each). Nothing was run.', 400, [
-			'invalid_request',
-			'malformed_json',
-		]),
-		'413': problem('The body is over 1 MiB.', 413, ['payload_too_large']),
-		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
-		...commonErrors,
-	},
-};
-
 const updateEnrollment = {
 	operationId: 'updateEnrollment',
 	summary: 'Progress, complete, withdraw or reactivate an enrollment',
@@ -429,23 +419,7 @@ const updateEnrollment = {
 	tags: ['Enrollment'],
 	...security('write:enrollments'),
 	parameters: idParameter('enrollment', ID_PATTERNS.enrollment),
-	requestBody: {
-		required: true,
-		content: {
-			'application/json': {
-				schema: {
-					type: 'object',
-					additionalProperties: false,
-					minProperties: 1,
-					properties: {
-						status: { type: 'string', enum: ['active', 'completed', 'withdrawn'], description: '`expired` is set by the platform only.' },
-						progress_percent: { type: 'integer', minimum: 0, maximum: 100, description: '100 completes the enrollment.' },
-						due_at: dueAtField,
-					},
-				},
-			},
-		},
-	},
+	requestBody: requestBody(updateEnrollmentBody),
 	responses: {
 		'200': ok('The enrollment after the change (or unchanged).', ref('Enrollment')),
 		'400': problem('Malformed JSON, or a missing, mistyped, out-of-range or unknown field (one `errors` entry each).', 400, ['invalid_request', 'malformed_json']),
@@ -462,41 +436,6 @@ const updateEnrollment = {
 	},
 };
 
-const userBodyProperties = {
-	name: { type: 'string', minLength: 1, maxLength: 200, description: 'Plain text (no control characters); spaces around it are trimmed.' },
-	email: { type: 'string', format: 'email', maxLength: 254, description: 'Unique in the organization, compared without regard to case.' },
-	role: { type: 'string', enum: [...ROLES], description: '`student` or `instructor`: `admin` and `super_admin` are never granted through the API (422 `role_not_allowed`).' },
-	external_id: {
-		type: ['string', 'null'],
-		minLength: 1,
-		maxLength: EXTERNAL_ID_MAX_LENGTH,
-		description: 'The HR system’s or identity provider’s id for the person: 1–255 printable characters, unique in the organization; null for none.',
-	},
-};
-
-const userBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
-
-const newUserBody = { type: 'object', additionalProperties: false, required: ['name', 'email'], properties: userBodyProperties };
-
-const createUsers = {
-	operationId: 'createUsers',
-	summary: 'Create up to 100 users at once',
-	description: `${batchDescription} Needs \`write:users\`.`,
-	tags: ['User'],
-	...security('write:users'),
-	requestBody: { required: true, content: { 'application/json': { schema: batchBody(newUserBody) } } },
-	responses: {
-		'200': ok('Each item\'s answer, in order: 201 with the new user, or the problem its own POST would answer.', batchResult(ref('User'), ref('Problem'))),
-		'400': problem('Malformed JSON; no `items`, more than 100, an item that is not a JSON object, or an unknown field (one `errors` entry each). Nothing was run.', 400, [
-			'invalid_request',
-			'malformed_json',
-		]),
-		'413': problem('The body is over 1 MiB.', 413, ['payload_too_large']),
-		'415': problem('The body is not `application/json`.', 415, ['unsupported_media_type']),
-		...commonErrors,
-	},
-};
-
 const createUser = {
 	operationId: 'createUser',
 	summary: 'Create a user',
@@ -505,7 +444,7 @@ const createUser = {
 		'user’s `user_id`; concurrent identical requests create exactly one user. Emits `user.created`. Needs `write:users`.',
 	tags: ['User'],
 	...security('write:users'),
-	requestBody: userBody(newUserBody),
+	requestBody: requestBody(createUserBody),
 	responses: {
 		'201': ok('The new user.', ref('User'), {
 			Location: { description: '/api/v1/users/{id}', required: true, schema: { type: 'string' } },
@@ -532,11 +471,7 @@ const updateUser = {
 	tags: ['User'],
 	...security('write:users'),
 	parameters: idParameter('user', ID_PATTERNS.user),
-	requestBody: userBody({
-		type: 'object',
-		additionalProperties: false,
-		properties: { ...userBodyProperties, status: { type: 'string', enum: [...USER_STATUSES] } },
-	}),
+	requestBody: requestBody(updateUserBody),
 	responses: {
 		'200': ok('The user after the change (or unchanged).', ref('User')),
 		'400': problem('Malformed JSON, or an empty, mistyped, malformed or unknown field (one `errors` entry each).', 400, ['invalid_request', 'malformed_json']),
@@ -657,7 +592,7 @@ export function openApiDocument() {
 				...listOperation('listUsers', 'List users', 'User', 'read:users', listUsers),
 				post: createUser,
 			},
-			'/api/v1/users/batch': { post: createUsers },
+			'/api/v1/users/batch': { post: batchOperation('createUsers', 'Create up to 100 users at once', 'User', 'write:users', createUserBody) },
 			'/api/v1/users/{id}': {
 				...getOperation('getUser', 'Retrieve a user', 'User', 'read:users', ID_PATTERNS.user),
 				patch: updateUser,
@@ -668,7 +603,9 @@ export function openApiDocument() {
 				...listOperation('listEnrollments', 'List enrollments', 'Enrollment', 'read:enrollments', listEnrollments),
 				post: createEnrollment,
 			},
-			'/api/v1/enrollments/batch': { post: createEnrollments },
+			'/api/v1/enrollments/batch': {
+				post: batchOperation('createEnrollments', 'Enroll up to 100 students in courses at once', 'Enrollment', 'write:enrollments', createEnrollmentBody),
+			},
 			'/api/v1/enrollments/{id}': {
 				...getOperation('getEnrollment', 'Retrieve an enrollment', 'Enrollment', 'read:enrollments', ID_PATTERNS.enrollment),
 				patch: updateEnrollment,

@@ -40,17 +40,6 @@ export const NewWebhookEndpoint = {
 	properties: { ...endpointProperties, secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9]{32}$', description: 'Shown once. Verify `LMS-Signature` with it.' } },
 };
 
-export const createBody = {
-	type: 'object',
-	additionalProperties: false,
-	required: ['url', 'events'],
-	properties: {
-		url: { type: 'string', maxLength: 2048 },
-		events: eventTypes,
-		description: { type: 'string', maxLength: 500 },
-	},
-};
-
 export const createDescription =
 	`Subscribes a URL to events. The answer carries the signing secret (\`whsec_…\`), shown this once. At most ${MAX_ENDPOINTS} endpoints per organization. ` +
 	'The URL must be http or https and every address its host resolves to public: IPv4 unicast or IPv6 2000::/3, outside IANA\'s special-purpose registries ' +
@@ -131,6 +120,3 @@ export const RotatedWebhookEndpoint = {
 		previous_secret_expires_at: { ...timestamp, description: 'Until then (24 h) every delivery carries two `v1=` in LMS-Signature: one by the new secret, one by the old.' },
 	},
 };
-
-/** The actions on an endpoint take no fields. */
-export const emptyBody = { type: 'object', additionalProperties: false, maxProperties: 0, description: 'No fields: send `{}`.' };

@@ -2,8 +2,8 @@ import Joi from 'joi';
 
 import { created, type WriteHandler } from '../http/answer';
 import { parseBody } from '../http/validate';
-import { nameField, emailField, externalIdField } from './fields';
-import { ROLES, type Role } from './model';
+import { nameField, emailField, externalIdField, roleField } from './fields';
+import type { Role } from './model';
 import { serializeUser } from './serialize';
 import { createUser } from './service';
 
@@ -11,10 +11,10 @@ import { createUser } from './service';
  * `{ name, email, role?, external_id? }`. Any of the four roles is well-formed here; admin and
  * super_admin are refused by the rule (422 role_not_allowed), not as malformed input.
  */
-const bodySchema = Joi.object<{ name: string; email: string; role?: Role; external_id?: string | null }>({
+export const createUserBody = Joi.object<{ name: string; email: string; role?: Role; external_id?: string | null }>({
 	name: nameField.required(),
 	email: emailField.required(),
-	role: Joi.string().valid(...ROLES),
+	role: roleField,
 	external_id: externalIdField,
 })
 	.required()
@@ -22,7 +22,7 @@ const bodySchema = Joi.object<{ name: string; email: string; role?: Role; extern
 
 /** POST /api/v1/users (SPEC §16), and each item of POST /api/v1/users/batch. */
 export const createUserEndpoint: WriteHandler = async ({ body, caller }) => {
-	const { name, email, role = 'student', external_id: externalId } = parseBody(bodySchema, body);
+	const { name, email, role = 'student', external_id: externalId } = parseBody(createUserBody, body);
 	const user = await createUser({ organization: caller.organization, name, email, role, externalId, door: 'api' });
 	return created(`/api/v1/users/${user.id}`, serializeUser(user));
 };

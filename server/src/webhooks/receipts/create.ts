@@ -7,7 +7,7 @@ import { created, ok, type WriteHandler } from '../../http/answer';
 import { parseBody } from '../../http/validate';
 import { recordReceipt } from './record';
 
-const bodySchema = Joi.object<{ event_id: string }>({
+export const receiptBody = Joi.object<{ event_id: string }>({
 	event_id: Joi.string().pattern(EVENT_ID, 'event id (evt_…)').required(),
 })
 	.required()
@@ -20,7 +20,7 @@ const bodySchema = Joi.object<{ event_id: string }>({
  */
 export const receiveWebhookEvent: WriteHandler = async ({ body: raw, params, caller }) => {
 	const endpointId = params.id;
-	const body = parseBody(bodySchema, raw);
+	const body = parseBody(receiptBody, raw);
 	const receipt = isIdOf('webhookEndpoint', endpointId) ? await recordReceipt(caller.organization.id, endpointId, body.event_id) : undefined;
 	if (!receipt) throw problems.notFound('delivery of this event to this endpoint');
 	const answer = { endpoint_id: endpointId, event_id: body.event_id, received_at: receipt.receivedAt.toISOString(), first: receipt.first };
