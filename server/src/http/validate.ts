@@ -133,13 +133,6 @@ function check<T>(schema: Joi.ObjectSchema<T>, value: unknown, where: Location, 
 	return result.value;
 }
 
-/**
- * A rule's reading of a well-formed value, without Joi: what Joi would make of it, or undefined
- * to let Joi decide (and word the error). Page and per_page are on every list request, where
- * Joi's validate() was the larger part of the handler's own time.
- */
-const plainReadings = new WeakMap<Joi.Schema, (value: unknown) => unknown>();
-
 const DIGITS = /^\d{1,15}$/;
 
 /** The parameters a query accepts, by name, each with its Joi rule. */
@@ -148,14 +141,12 @@ export type QuerySchema = Record<string, Joi.Schema>;
 interface QueryRule {
 	/** The parameter's rule as a one-key object schema with our preferences. */
 	check: Joi.Schema;
-	/** Its plain reading of a well-formed value, if it has one. */
-	plain?: (value: unknown) => unknown;
 }
 
 /**
  * Each parameter's rule as a one-key object schema with our preferences (so its label, path and
- * its own messages are exactly what a schema over the whole query gave), with its plain reading
- * and the list of names, made once per schema.
+ * its own messages are exactly what a schema over the whole query gave), and the list of names,
+ * made once per schema.
  */
 const preparedQueries = new WeakMap<QuerySchema, { rules: Map<string, QueryRule>; allowed: string[] }>();
 
@@ -165,7 +156,7 @@ function queryRules(schema: QuerySchema): { rules: Map<string, QueryRule>; allow
 		const rules = new Map(
 			Object.entries(schema).map(([name, rule]) => [
 				name,
-				{ check: Joi.object({ [name]: rule }).prefs(PREFERENCES), plain: plainReadings.get(rule) },
+				{ check: Joi.object({ [name]: rule }).prefs(PREFERENCES) },
 			]),
 		);
 		prepared = { rules, allowed: [...rules.keys()] };
@@ -196,14 +187,9 @@ export function parseQuery<T>(schema: QuerySchema, query: Record<string, unknown
 	}
 	const invalid: FieldError[] = [];
 	const parsed: Record<string, unknown> = {};
-	for (const [name, { check, plain }] of rules) {
+	for (const [name, { check }] of rules) {
 		const value = Object.hasOwn(query, name) ? query[name] : undefined;
 		if (value === undefined || Array.isArray(value)) continue;
-		const read = plain?.(value);
-		if (read !== undefined) {
-			parsed[name] = read;
-			continue;
-		}
 		const result: Joi.ValidationResult<Record<string, unknown>> = check.validate({ [name]: value });
 		if (result.error) {
 			const detail = result.error.details[0];
@@ -234,11 +220,6 @@ export function integerParam(min: number, max: number, description: string, fall
 		.messages({ 'string.pattern.name': message, 'string.empty': message, 'number.range': message })
 		.description(description)
 		.meta({ openapi: { type: 'integer', minimum: min, maximum: max, ...(fallback === undefined ? {} : { default: fallback }) } });
-	plainReadings.set(rule, (value) => {
-		if (typeof value !== 'string' || !DIGITS.test(value)) return undefined;
-		const n = Number(value);
-		return n < min || n > max ? undefined : n;
-	});
 	return rule;
 }
 
