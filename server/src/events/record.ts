@@ -2,7 +2,7 @@ import type { Transaction } from 'sequelize';
 
 import { database } from '../db';
 import { enqueueDeliveries } from '../webhooks/enqueue';
-import { insertEvents } from './queries';
+import { insertEvents, type EventParams } from './queries';
 import type { EventType } from './types';
 
 export interface EventInput {
@@ -31,26 +31,18 @@ export async function recordEvent(transaction: Transaction, event: EventInput): 
  */
 export async function recordEvents(transaction: Transaction, events: readonly EventInput[]): Promise<void> {
 	if (events.length === 0) return;
-	const written = events.map(({ organizationId, type, object, at = new Date(), previousAttributes }) => ({
+	const at = events.map((e) => e.at ?? new Date());
+	const rows = events.map(({ organizationId, type, object, previousAttributes }, i): EventParams => [
 		organizationId,
 		type,
-		at,
-		params: [organizationId, type, JSON.stringify(object), at.toISOString(), previousAttributes === undefined ? null : JSON.stringify(previousAttributes)] as [
-			string,
-			string,
-			string,
-			string,
-			string | null,
-		],
-	}));
-	const ids = await insertEvents(
-		database(),
-		transaction,
-		written.map((e) => e.params),
-	);
+		JSON.stringify(object),
+		at[i].toISOString(),
+		previousAttributes === undefined ? null : JSON.stringify(previousAttributes),
+	]);
+	const ids = await insertEvents(database(), transaction, rows);
 	// Webhooks: the events' deliveries commit with them (webhooks/enqueue.ts).
 	await enqueueDeliveries(
 		transaction,
-		written.map(({ organizationId, type, at }, i) => ({ id: ids[i], organizationId, type, at })),
+		events.map(({ organizationId, type }, i) => ({ id: ids[i], organizationId, type, at: at[i] })),
 	);
 }
