@@ -43,10 +43,7 @@ export const listCertificates = listEndpoint<CertificateRow, Filters>({
 		certificateConditions(where, filters);
 	},
 	// A search alone: totals from an index and the courses' counters, the page from each side's first rows (search/pages.ts).
-	searchRead: ({ search, ...others }, organizationId, table, page) =>
-		search !== undefined && Object.values(others).every((v) => v === undefined)
-			? personAndCourseSearchPage(table, 'certificates', STUDENT_AND_COURSE_COLUMNS, organizationId, search, page)
-			: undefined,
+	searchAlone: (search, organizationId, table, page) => personAndCourseSearchPage(table, 'certificates', STUDENT_AND_COURSE_COLUMNS, organizationId, search, page),
 	sortable: true,
 	expansions: studentAndCourseExpansions(),
 	serialize: serializeCertificate,

@@ -49,10 +49,7 @@ export const listEnrollments = listEndpoint<EnrollmentRow, Filters>({
 		enrollmentConditions(where, filters);
 	},
 	// A search alone: totals from an index and the courses' counters, the page from each side's first rows (search/pages.ts).
-	searchRead: ({ search, ...others }, organizationId, table, page) =>
-		search !== undefined && Object.values(others).every((v) => v === undefined)
-			? personAndCourseSearchPage(table, 'enrollments', STUDENT_AND_COURSE_COLUMNS, organizationId, search, page)
-			: undefined,
+	searchAlone: (search, organizationId, table, page) => personAndCourseSearchPage(table, 'enrollments', STUDENT_AND_COURSE_COLUMNS, organizationId, search, page),
 	sortable: true,
 	expansions: studentAndCourseExpansions(),
 	serialize: serializeEnrollment,

@@ -37,11 +37,11 @@ export interface ListDefinition<R, F extends Record<string, string>> {
 	 */
 	scopesItself?(filters: Partial<F>): boolean;
 	/**
-	 * A read of the total, and maybe the page, that is faster than the general one for these
-	 * filters (a broad search: search/pages.ts), with the same answer; undefined (or a promise of
-	 * it) leaves them to the general read, a total without rows leaves it the page.
+	 * For `search` given alone (no other filter): a read of the total, and maybe the page, faster
+	 * than the general one for a broad search (search/pages.ts), with the same answer; undefined
+	 * leaves both to the general read, a total without rows leaves it the page.
 	 */
-	searchRead?(filters: Partial<F>, organizationId: string, table: Table<R>, page: PageRequest): Promise<SearchRead<R> | undefined> | undefined;
+	searchAlone?(search: string, organizationId: string, table: Table<R>, page: PageRequest): Promise<SearchRead<R> | undefined>;
 	/** Accepts `sort=-created_at` (newest first; the default `created_at` is oldest first). */
 	sortable?: boolean;
 	/**
@@ -118,7 +118,7 @@ export function listEndpoint<R, F extends Record<string, string>>(definition: Li
 	return Object.assign(handler, { query: schema });
 }
 
-/** The page and the total: searchRead's where it answers, the general read (db/table.ts) for the rest. */
+/** The page and the total: searchAlone's where it answers, the general read (db/table.ts) for the rest. */
 async function readListPage<R, F extends Record<string, string>>(
 	definition: ListDefinition<R, F>,
 	filters: Partial<F>,
@@ -127,7 +127,9 @@ async function readListPage<R, F extends Record<string, string>>(
 	table: Table<R>,
 	request: PageRequest,
 ): Promise<[R[], number]> {
-	const searched = await definition.searchRead?.(filters, organizationId, table, request);
+	const { search, ...others } = filters as Partial<F> & { search?: string };
+	const alone = search !== undefined && Object.values(others).every((v) => v === undefined);
+	const searched = alone ? await definition.searchAlone?.(search, organizationId, table, request) : undefined;
 	if (searched?.rows !== undefined) return [searched.rows, searched.total];
 	const where = new Where();
 	if (!definition.scopesItself?.(filters)) where.equals('organization_id', organizationId);

@@ -38,10 +38,7 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; st
 	scopesItself: ({ search }) => search !== undefined,
 	where: (where, filters, organizationId) => userConditions(where, organizationId, filters),
 	// A search alone is counted in the search index and paged by a walk (search/pages.ts).
-	searchRead: ({ search, ...others }, organizationId, table, page) =>
-		search !== undefined && Object.values(others).every((v) => v === undefined)
-			? ownTextSearchPage(table, 'user', organizationId, search, { list: 'users', filter: '' }, page)
-			: undefined,
+	searchAlone: (search, organizationId, table, page) => ownTextSearchPage(table, 'user', organizationId, search, { list: 'users', filter: '' }, page),
 	serialize: serializeUser,
 	// Status and external id are counted through their indexes (the counters know roles only).
 	counter: ({ email, search, role, status, external_id }) =>
