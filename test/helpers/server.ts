@@ -4,6 +4,7 @@ import { createKey as issueKey, revokeKey as revokeApiKey, rotateKey as rotateAp
 import { loadConfig } from '../../server/src/config';
 import { seedDemo, type DemoResult } from '../../server/src/demo/seed';
 import { createLogger } from '../../server/src/http/logging';
+import { httpRequests } from '../../server/src/metrics/registry';
 import { findOrganization } from '../../server/src/organizations/service';
 import { startServer } from '../../server/src/server';
 import { createTestDatabase, testRedisEnv, type TestDatabase, type TestDialect } from './database';
@@ -28,6 +29,13 @@ export interface TestServer {
 	revokeKey(id: string): Promise<void>;
 	/** Every JSON log line written so far, newline-separated. */
 	logs(): string;
+	/**
+	 * Requests this server has answered so far, as it counts them itself (`lms_http_requests_total`,
+	 * GET /metrics), whose route pattern and method match `filter`: `route` a pattern like
+	 * '/api/v1/enrollments/batch', or a RegExp; `status` a number. Final for every request answered
+	 * before the call. Counted by the server, not parsed from its log.
+	 */
+	requests(filter?: RequestFilter): Promise<number>;
 	stop(): Promise<void>;
 }
 
@@ -68,6 +76,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; seed
 	const demo = opts.seed === false ? undefined : await seedDemo();
 
 	const actor = { kind: 'cli' } as const;
+	const since = await requestSeries();
 	return {
 		baseUrl: server.url.replace(/\/$/, ''),
 		databaseUrl: config.databaseUrl,
@@ -88,6 +97,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; seed
 			await revokeApiKey({ keyId: id, actor });
 		},
 		logs: () => lines.join(''),
+		requests: (filter = {}) => answeredRequests(server.url, since, filter),
 		async stop() {
 			await server.close();
 			await database.remove();
@@ -95,22 +105,41 @@ export async function startTestServer(opts: { env?: Record<string, string>; seed
 	};
 }
 
-/** How many API requests the server has logged so far (one log line each): what a node's call cost. */
-export function apiRequestCount(server: Pick<TestServer, 'logs'>): number {
-	return server
-		.logs()
-		.split('\n')
-		.filter((line) => line.includes('"url":"/api/v1/')).length;
+export interface RequestFilter {
+	route?: string | RegExp;
+	method?: string;
+	status?: number;
+}
+
+type Series = Array<{ labels: Record<string, string | number | undefined>; value: number }>;
+
+/** Every series of the server's request counter (the process's registry): labels and value. */
+async function requestSeries(): Promise<Series> {
+	return (await httpRequests.get()).values;
+}
+
+function sum(series: Series, { route, method, status }: RequestFilter): number {
+	return series
+		.filter(({ labels }) => route === undefined || (typeof route === 'string' ? labels.route === route : route.test(String(labels.route))))
+		.filter(({ labels }) => method === undefined || labels.method === method)
+		.filter(({ labels }) => status === undefined || labels.status === String(status))
+		.reduce((total, { value }) => total + value, 0);
 }
 
 /**
- * How many requests to exactly `path` the server has logged, final for every request sent before:
- * a marker request goes last, and once its line is logged every earlier line is (lines are written
- * in order), so the count needs no fixed wait.
+ * The requests matching `filter` counted since `since`. A /healthz request goes last and the count
+ * is read once the server has counted it: answers are counted as they are sent, in order, so every
+ * answer sent before is counted too, and the count needs no fixed wait.
  */
-export async function loggedRequests(server: Pick<TestServer, 'logs' | 'baseUrl'>, apiKey: string, path: string): Promise<number> {
-	const marker = `/api/v1/key?marker=${Math.random().toString(36).slice(2)}`;
-	await fetch(`${server.baseUrl}${marker}`, { headers: { Authorization: `Bearer ${apiKey}` } });
-	await waitUntil(() => server.logs().includes(marker), { what: 'the marker request logged' });
-	return server.logs().split('\n').filter((line) => line.includes(`"url":"${path}"`)).length;
+async function answeredRequests(url: string, since: Series, filter: RequestFilter): Promise<number> {
+	const markers = sum(await requestSeries(), { route: '/healthz' });
+	await fetch(new URL('/healthz', url));
+	const series = await waitUntil(
+		async () => {
+			const now = await requestSeries();
+			return sum(now, { route: '/healthz' }) > markers && now;
+		},
+		{ what: 'the marker request counted' },
+	);
+	return sum(series, filter) - sum(since, filter);
 }

@@ -15,7 +15,7 @@ import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
 import { Enrollment, Organization, User } from '../../server/src/db';
 import { credentials as mockCredentials, lmsApi, problem } from '../helpers/lms-api-mock';
 import { runNode } from '../helpers/n8n';
-import { loggedRequests, startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, type TestServer } from '../helpers/server';
 
 const rl = (mode: string, value: string) => ({ __rl: true, mode, value });
 
@@ -44,7 +44,7 @@ async function newStudents(count: number): Promise<User[]> {
 	return made;
 }
 
-const logged = (path: string) => loggedRequests(server, apiKey, path);
+const logged = (route: string) => server.requests({ route, method: 'POST' });
 
 const create = (extra: IDataObject = {}) => ({
 	operation: 'create',

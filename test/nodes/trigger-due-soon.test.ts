@@ -11,7 +11,7 @@ import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
 import { DAY_MS } from '../../nodes/LmsTrigger/v2/expiring';
 import { Organization } from '../../server/src/db';
 import { runPoll } from '../helpers/n8n';
-import { apiRequestCount, startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, type TestServer } from '../helpers/server';
 import { waitUntil } from '../helpers/wait';
 import { api, freePairs } from '../helpers/webhook-deployment';
 import { feedCaughtUp } from '../server/api-fixtures';
@@ -59,9 +59,9 @@ interface Poller {
 
 async function poll(state: Poller, mode: 'trigger' | 'manual' = 'trigger'): Promise<{ items: IDataObject[]; requests: number }> {
 	await feedCaughtUp(server, key, org.id);
-	const before = apiRequestCount(server);
+	const before = await server.requests({ route: /^\/api\/v1\// });
 	const { output } = await runPoll(lmsTrigger, state.parameters, { credentials: { baseUrl: server.baseUrl, apiKey: key }, staticData: state.staticData, mode });
-	return { items: output ? output[0].map((item) => item.json) : [], requests: apiRequestCount(server) - before };
+	return { items: output ? output[0].map((item) => item.json) : [], requests: (await server.requests({ route: /^\/api\/v1\// })) - before };
 }
 
 /** What the trigger outputs for an enrollment due soon: the API's record plus the made-up event's fields. */

@@ -18,7 +18,7 @@ import { EVENT_TYPES } from '../../server/src/events/types';
 import { runCli } from '../helpers/cli';
 import { runListSearch, runPoll } from '../helpers/n8n';
 import { hostWebhookTrigger, type WebhookHost } from '../helpers/n8n-webhooks';
-import { apiRequestCount, startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, type TestServer } from '../helpers/server';
 import { api, freePair as freePairOf } from '../helpers/webhook-deployment';
 import { feedCaughtUp } from '../server/api-fixtures';
 
@@ -53,7 +53,8 @@ interface Poller {
 
 const poller = (parameters: INodeParameters): Poller => ({ staticData: {}, parameters });
 
-const apiRequests = () => apiRequestCount(server);
+/** API requests the server has answered: what a node's call cost. */
+const apiRequests = () => server.requests({ route: /^\/api\/v1\// });
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
@@ -61,14 +62,14 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 async function poll(state: Poller, mode: 'trigger' | 'manual' = 'trigger'): Promise<{ items: IDataObject[]; requests: number }> {
 	await feedCaughtUp(server, key, org.id);
 	await settle();
-	const before = apiRequests();
+	const before = await apiRequests();
 	const { output } = await runPoll(lmsTrigger, state.parameters, {
 		credentials: { baseUrl: server.baseUrl, apiKey: key },
 		staticData: state.staticData,
 		mode,
 	});
 	await settle();
-	return { items: output ? output[0].map((item) => item.json) : [], requests: apiRequests() - before };
+	return { items: output ? output[0].map((item) => item.json) : [], requests: (await apiRequests()) - before };
 }
 
 async function enroll(): Promise<IDataObject> {

@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
 import { Organization, User } from '../../server/src/db';
 import { runNode } from '../helpers/n8n';
-import { loggedRequests, startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, type TestServer } from '../helpers/server';
 
 const rl = (mode: string, value: string) => ({ __rl: true, mode, value });
 
@@ -26,7 +26,7 @@ async function api(path: string, init: { method?: string; body?: unknown } = {})
 	return { status: response.status, body: (await response.json()) as IDataObject };
 }
 
-const logged = (path: string) => loggedRequests(server, apiKey, path);
+const logged = (route: string) => server.requests({ route, method: 'POST' });
 
 beforeAll(async () => {
 	server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
