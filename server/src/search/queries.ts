@@ -88,18 +88,17 @@ export function personAndCoursePageSql<R>(
 
 /**
  * The rows of the matching persons, one index probe per person. SQLite plans `IN (…)` that way.
- * PostgreSQL, estimating thousands of persons, would rather read the whole table in parallel
- * and hash it (517 against 330 ms for 11,111 persons among 1,000,000, at load 15): a LATERAL
- * subquery that cannot be pulled up (OFFSET 0) keeps it to the probes whatever it estimates.
+ * PostgreSQL, estimating thousands of persons, would rather join them to the whole table read
+ * in parallel; given the persons as one array (`= ANY(ARRAY(…))`, a value computed once, of a few
+ * elements as far as the planner can tell) it probes the index once per element, which it sorts
+ * and rids of duplicates (a person matched by two texts counts once), with no join, no hashing
+ * and no parallel workers: 87 against 123 ms p50 (38 against 58 at best) for 11,111 persons among
+ * 1,000,000 (load 9), against the same probes made through a `LATERAL` subquery per person.
  */
 function personSide<R>(table: Table<R>, columns: { person: string }, range: RangeParams, select: string): string {
-	if (database().dialect === 'postgres') {
-		return (
-			`SELECT ${select} FROM (SELECT DISTINCT record_id FROM (${matchingIdsSql('user', range)}) w) m CROSS JOIN LATERAL ` +
-			`(SELECT ${select} FROM ${table.name} WHERE organization_id = ${range.org} AND ${columns.person} = m.record_id OFFSET 0) x`
-		);
-	}
-	return `SELECT ${select} FROM ${table.name} WHERE organization_id = ${range.org} AND ${columns.person} IN (${matchingIdsSql('user', range)})`;
+	const persons = matchingIdsSql('user', range);
+	const matching = database().dialect === 'postgres' ? `= ANY(ARRAY(${persons}))` : `IN (${persons})`;
+	return `SELECT ${select} FROM ${table.name} WHERE organization_id = ${range.org} AND ${columns.person} ${matching}`;
 }
 
 /** The count of the person's side alone (a page past the end has no row to carry it). */
