@@ -23,7 +23,12 @@ export interface LoadPlan {
 	 * enrollments, the courses' titles the same way ("bench course 7", "course 7", "7").
 	 */
 	searchWords?: boolean;
+	/** Every user whose i is a multiple of this is an instructor, the rest students (default: all students). */
+	instructorsEvery?: number;
 }
+
+/** The role of user i under `plan` (SQL, both dialects). */
+const roleOf = (plan: LoadPlan) => (plan.instructorsEvery === undefined ? "'student'" : `CASE i % ${plan.instructorsEvery} WHEN 0 THEN 'instructor' ELSE 'student' END`);
 
 /** Id suffixes: i ↦ (i × an odd constant) mod 2^40 is a bijection, so they are unique and unordered. */
 const SQLITE_SUFFIX = (i: string) => `printf('%010X', (${i} * 2654435761) % 1099511627776)`;
@@ -87,7 +92,7 @@ export async function loadSqlite(file: string, plan: LoadPlan): Promise<void> {
 				db,
 				`${series} INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at, external_id, status)
 				 SELECT 'usr_' || ${SQLITE_SUFFIX('i')}, ?, 'Bench User ' || i, 'user' || i || '@bench.example', 'user' || i || '@bench.example',
-				        'student', NULL, ${ts('i')}, ${ts('i')}, 'EMP-' || i, CASE i % 10 WHEN 0 THEN 'deactivated' ELSE 'active' END FROM s`,
+				        ${roleOf(plan)}, NULL, ${ts('i')}, ${ts('i')}, 'EMP-' || i, CASE i % 10 WHEN 0 THEN 'deactivated' ELSE 'active' END FROM s`,
 				[from, to, plan.organizationId],
 			);
 			if (plan.searchWords) {
@@ -147,7 +152,7 @@ export async function loadPostgres(databaseUrl: string, plan: LoadPlan): Promise
 			await client.query(
 				`INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at, external_id, status)
 				 SELECT 'usr_' || ${PG_SUFFIX('i')}, $1, 'Bench User ' || i, 'user' || i || '@bench.example', 'user' || i || '@bench.example',
-				        'student', NULL, ${ts('i')}, ${ts('i')}, 'EMP-' || i, CASE i % 10 WHEN 0 THEN 'deactivated' ELSE 'active' END
+				        ${roleOf(plan)}, NULL, ${ts('i')}, ${ts('i')}, 'EMP-' || i, CASE i % 10 WHEN 0 THEN 'deactivated' ELSE 'active' END
 				 FROM generate_series($2::int, $3::int - 1) AS i`,
 				[plan.organizationId, from, to],
 			);

@@ -1,10 +1,10 @@
 /**
- * The n8n pickers of enrollments and certificates (issue 29) on one organization of 1,000,000
- * users with one enrollment each (20 courses of 50,000), on SQLite and PostgreSQL: the request
+ * The n8n pickers (issue 29) on one organization of 1,000,000 users with one enrollment each
+ * (20 courses of 50,000), one user in 1,000 an instructor, on SQLite and PostgreSQL: the request
  * the Enrollment picker sends (`sort=-created_at&expand=student,course&per_page=50`), with and
- * without a search, and the Users picker's short prefix for comparison. Target: a picker search
- * within 50 ms (p50), a short prefix matching 1 % of the users included. Same data generator,
- * timing and medians as bench/search.ts.
+ * without a search, and those of the Users and Students pickers (`role=student`). Target: a
+ * picker search within 50 ms (p50), a short prefix matching 1 % of the users included. Same data
+ * generator, timing and medians as bench/search.ts.
  */
 import { loadPostgres, loadSqlite } from './bulk-load';
 import { fmt, heading, settings, table, tempPostgres, tempSqlite } from './lib';
@@ -21,6 +21,8 @@ const PROBES: Probe[] = [
 	{ name: 'search=zzz (no match)', path: `${PICKER}&search=zzz`, target: TARGET_MS },
 	{ name: 'search=course 7 (one course, 50,000 enrollments)', path: `${PICKER}&search=course%207`, target: TARGET_MS },
 	{ name: 'users picker: search=42 (11,111 users)', path: '/api/v1/users?search=42&per_page=50', target: TARGET_MS },
+	{ name: 'students picker: search=42&role=student (11,100)', path: '/api/v1/users?search=42&role=student&per_page=50', target: TARGET_MS },
+	{ name: 'students picker: search=user12345&role=student (11)', path: '/api/v1/users?search=user12345&role=student&per_page=50', target: TARGET_MS },
 ];
 
 async function run(kind: 'sqlite' | 'postgres'): Promise<Map<string, number>> {
@@ -28,7 +30,7 @@ async function run(kind: 'sqlite' | 'postgres'): Promise<Map<string, number>> {
 	const db = sqlite ?? (await tempPostgres());
 	try {
 		const { organizationId, key } = await prepare(db.databaseUrl, 'read:users,read:enrollments');
-		const plan = { organizationId, users: USERS, enrollments: USERS, searchWords: true };
+		const plan = { organizationId, users: USERS, enrollments: USERS, searchWords: true, instructorsEvery: 1_000 };
 		if (sqlite) await loadSqlite(sqlite.file, plan);
 		else await loadPostgres(db.databaseUrl, plan);
 		return await serveAndMeasure(db.databaseUrl, key, PROBES);

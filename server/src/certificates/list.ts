@@ -43,7 +43,7 @@ export const listCertificates = listEndpoint<CertificateRow, Filters>({
 		certificateConditions(where, filters);
 	},
 	// A search alone: totals from an index and the courses' counters, the page from each side's first rows (search/pages.ts).
-	searchAlone: (search, organizationId, table, page) => personAndCourseSearchPage(table, 'certificates', STUDENT_AND_COURSE_COLUMNS, organizationId, search, page),
+	searchRead: (search, _others, organizationId, table, page) => personAndCourseSearchPage(table, 'certificates', STUDENT_AND_COURSE_COLUMNS, organizationId, search, page),
 	sortable: true,
 	expansions: studentAndCourseExpansions(),
 	serialize: serializeCertificate,

@@ -37,11 +37,14 @@ export interface ListDefinition<R, F extends Record<string, string>> {
 	 */
 	scopesItself?(filters: Partial<F>): boolean;
 	/**
-	 * For `search` given alone (no other filter): a read of the total, and maybe the page, faster
-	 * than the general one for a broad search (search/pages.ts), with the same answer; undefined
-	 * leaves both to the general read, a total without rows leaves it the page.
+	 * For `search` given alone, or with no other filter than those of `searchWith`: a read of the
+	 * total, and maybe the page, faster than the general one for a broad search (search/pages.ts),
+	 * with the same answer; undefined leaves both to the general read, a total without rows leaves
+	 * it the page.
 	 */
-	searchAlone?(search: string, organizationId: string, table: Table<R>, page: PageRequest): Promise<SearchRead<R> | undefined>;
+	searchRead?(search: string, others: Partial<F>, organizationId: string, table: Table<R>, page: PageRequest): Promise<SearchRead<R> | undefined>;
+	/** The filters searchRead takes beside `search` (users: `role`, which the Students picker sends). */
+	searchWith?: ReadonlyArray<keyof F>;
 	/** Accepts `sort=-created_at` (newest first; the default `created_at` is oldest first). */
 	sortable?: boolean;
 	/**
@@ -118,7 +121,7 @@ export function listEndpoint<R, F extends Record<string, string>>(definition: Li
 	return Object.assign(handler, { query: schema });
 }
 
-/** The page and the total: searchAlone's where it answers, the general read (db/table.ts) for the rest. */
+/** The page and the total: searchRead's where it answers, the general read (db/table.ts) for the rest. */
 async function readListPage<R, F extends Record<string, string>>(
 	definition: ListDefinition<R, F>,
 	filters: Partial<F>,
@@ -128,8 +131,8 @@ async function readListPage<R, F extends Record<string, string>>(
 	request: PageRequest,
 ): Promise<[R[], number]> {
 	const { search, ...others } = filters as Partial<F> & { search?: string };
-	const alone = search !== undefined && Object.values(others).every((v) => v === undefined);
-	const searched = alone ? await definition.searchAlone?.(search, organizationId, table, request) : undefined;
+	const taken = search !== undefined && Object.entries(others).every(([name, v]) => v === undefined || definition.searchWith?.includes(name));
+	const searched = taken ? await definition.searchRead?.(search, others as Partial<F>, organizationId, table, request) : undefined;
 	if (searched?.rows !== undefined) return [searched.rows, searched.total];
 	const where = new Where();
 	if (!definition.scopesItself?.(filters)) where.equals('organization_id', organizationId);

@@ -2,7 +2,7 @@ import { database } from '../db';
 import { countedTotal, countedTotals, type Counter } from '../db/list-counts';
 import { readChosenPage, type PageRequest, type Table } from '../db/table';
 import { Where } from '../db/where';
-import { countMatchingSql, distinctMatchingSql, personAndCoursePageSql, personSideCountSql, walkedPageSql, type RangeParams } from './queries';
+import { countMatchingAmongSql, countMatchingSql, distinctMatchingSql, personAndCoursePageSql, personSideCountSql, walkedPageSql, type RangeParams } from './queries';
 import { prefixRange, type SearchKind } from './words';
 
 /**
@@ -24,32 +24,77 @@ export interface SearchRead<R> {
 const WALK_WINDOW = 50_000;
 
 /**
- * Users searched by their own texts. The total is counted in the search index alone. The page is
- * found by walking the (organization_id, created_at, id) index and keeping the matches, when the
- * matches are many enough that the page should lie well inside the walk's window (spread evenly,
- * the page's last match lies at `(offset + per_page) × listed / total`); a few matches are
- * quicker to read and sort (the general read). If the window holds too few matches (they
- * cluster late in the list), the general read gives the page.
+ * One more filter a search may come with: a column of the searched table whose counters
+ * (db/list-counts.ts, filter `column=value`) and (organization_id, column, created_at, id) index
+ * exist, and which takes one of a few known values (users: the role, which the Students picker
+ * sends).
+ */
+export interface Narrowing {
+	column: string;
+	value: string;
+	/** Every other value the column takes. */
+	others: readonly string[];
+}
+
+/** Rows of some values, read one by one to count the matches among them, before a narrowed search is left to the general read. */
+const MAX_AMONG = 20_000;
+
+/**
+ * Users searched by their own texts, maybe narrowed (a role). The total is counted in the search
+ * index alone. Narrowed, it is counted among the rows of the value, or it is the search's total
+ * less the matches among the rows of the other values (an organization's instructors and
+ * administrators beside its students), whichever rows are fewer, read from the value's index:
+ * no match is read. The page is found by walking the (organization_id, created_at, id) index
+ * (narrowed: that of the value) and keeping the matches, when the matches are many enough that
+ * the page should lie well inside the walk's window (spread evenly, the page's last match lies at
+ * `(offset + per_page) × listed / total`); a few matches are quicker to read and sort (the
+ * general read). If the window holds too few matches (they cluster late in the list), the
+ * general read gives the page.
  */
 export async function ownTextSearchPage<R>(
 	table: Table<R>,
 	kind: SearchKind,
 	organizationId: string,
 	search: string,
-	listed: Counter,
+	list: Counter['list'],
 	{ page, perPage }: PageRequest,
-): Promise<SearchRead<R>> {
+	narrowing?: Narrowing,
+): Promise<SearchRead<R> | undefined> {
 	const range = prefixRange(search);
 	if (range === undefined) return { total: 0, rows: [] };
+	const filter = (value?: string) => (value === undefined ? '' : `${narrowing!.column}=${value}`);
+	const listed = await countedTotal(organizationId, { list, filter: filter(narrowing?.value) });
 	const where = new Where();
 	const params = rangeParams(where, organizationId, range);
-	const [{ n }] = await database().rows<{ n: number | string }>(countMatchingSql(kind, params), where.params);
-	const total = Number(n);
+	const countAmong = async (values: readonly string[]) => {
+		const placeholders = values.map((_, i) => `$${where.params.length + i + 1}`);
+		const sql = countMatchingAmongSql(kind, table.name, narrowing!.column, placeholders, params);
+		const [{ n }] = await database().rows<{ n: number | string }>(sql, [...where.params, ...values]);
+		return Number(n);
+	};
+	const countAll = async () => Number((await database().rows<{ n: number | string }>(countMatchingSql(kind, params), where.params))[0].n);
+	let total: number;
+	if (narrowing === undefined) {
+		total = await countAll();
+	} else {
+		const others = await countedTotals(organizationId, list, narrowing.others.map(filter));
+		// A value no counter of `others` names (written around the model) would count as this one: then only the value's own rows tell.
+		const complete = listed + others === (await countedTotal(organizationId, { list, filter: '' }));
+		if (complete && others < listed) {
+			if (others > MAX_AMONG) return undefined;
+			total = await countAll();
+			if (total > 0 && others > 0) total -= await countAmong(narrowing.others);
+		} else {
+			if (listed > MAX_AMONG) return undefined;
+			total = await countAmong([narrowing.value]);
+		}
+	}
 	const offset = (page - 1) * perPage;
 	if (total === 0 || offset >= total) return { total, rows: [] };
-	const expectedWalk = ((offset + perPage) * (await countedTotal(organizationId, listed))) / total;
+	const expectedWalk = ((offset + perPage) * listed) / total;
 	if (expectedWalk > WALK_WINDOW / 4) return { total };
-	const sql = walkedPageSql(table, kind, params, { window: where.param(WALK_WINDOW), limit: where.param(perPage), offset: where.param(offset) });
+	const narrowed = narrowing === undefined ? undefined : { column: narrowing.column, value: where.param(narrowing.value) };
+	const sql = walkedPageSql(table, kind, params, { window: where.param(WALK_WINDOW), limit: where.param(perPage), offset: where.param(offset) }, narrowed);
 	const { rows } = await readChosenPage(table, sql, where.params);
 	return rows.length === perPage || offset + rows.length === total ? { total, rows } : { total };
 }

@@ -36,15 +36,36 @@ export function distinctMatchingSql(kind: SearchKind, range: RangeParams, limit:
  * A page of matching records found by walking the first `window` entries of the organization's
  * list-order index (organization_id, created_at, id), which holds the ids, and keeping those in
  * the matches: a broad search finds its page early in the walk, reading no record it does not
- * show. The walk is bounded, so the caller checks that the window held the page.
+ * show. The walk is bounded, so the caller checks that the window held the page. With `narrowing`
+ * (users: a role) the walk is that of the (organization_id, column, created_at, id) index, the
+ * rows with that value in list order.
  */
-export function walkedPageSql<R>(table: Table<R>, kind: SearchKind, range: RangeParams, p: { window: string; limit: string; offset: string }): { ctes: string; pageIds: string; extra: string } {
-	const walk = `SELECT created_at, id FROM ${table.name} WHERE organization_id = ${range.org} ORDER BY ${orderOf(table)} LIMIT ${p.window}`;
+export function walkedPageSql<R>(
+	table: Table<R>,
+	kind: SearchKind,
+	range: RangeParams,
+	p: { window: string; limit: string; offset: string },
+	narrowing?: { column: string; value: string },
+): { ctes: string; pageIds: string; extra: string } {
+	const narrowed = narrowing === undefined ? '' : ` AND ${narrowing.column} = ${narrowing.value}`;
+	const walk = `SELECT created_at, id FROM ${table.name} WHERE organization_id = ${range.org}${narrowed} ORDER BY ${orderOf(table)} LIMIT ${p.window}`;
 	return {
 		ctes: '',
 		pageIds: `SELECT id FROM (${walk}) w WHERE id IN (${matchingIdsSql(kind, range)}) ORDER BY ${orderOf(table)} LIMIT ${p.limit} OFFSET ${p.offset}`,
 		extra: 'NULL',
 	};
+}
+
+/**
+ * How many records of `kind` match among the organization's rows of `table` whose `column` is
+ * one of `values`: the rows with those values are read from the (organization_id, column, …)
+ * index, so this is quick when they are few (search/pages.ts: the users of the other roles).
+ */
+export function countMatchingAmongSql(kind: SearchKind, table: string, column: string, values: string[], range: RangeParams): string {
+	return (
+		`SELECT count(*) AS n FROM ${table} WHERE organization_id = ${range.org} AND ${column} IN (${values.join(', ')}) ` +
+		`AND id IN (${matchingIdsSql(kind, range)})`
+	);
 }
 
 /**

@@ -37,8 +37,10 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; st
 	},
 	scopesItself: ({ search }) => search !== undefined,
 	where: (where, filters, organizationId) => userConditions(where, organizationId, filters),
-	// A search alone is counted in the search index and paged by a walk (search/pages.ts).
-	searchAlone: (search, organizationId, table, page) => ownTextSearchPage(table, 'user', organizationId, search, { list: 'users', filter: '' }, page),
+	// A search, alone or with a role, is counted in the search index and paged by a walk (search/pages.ts).
+	searchRead: (search, { role }, organizationId, table, page) =>
+		ownTextSearchPage(table, 'user', organizationId, search, 'users', page, role === undefined ? undefined : { column: 'role', value: role, others: ROLES.filter((r) => r !== role) }),
+	searchWith: ['role'],
 	serialize: serializeUser,
 	// Status and external id are counted through their indexes (the counters know roles only).
 	counter: ({ email, search, role, status, external_id }) =>
