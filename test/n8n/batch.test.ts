@@ -7,43 +7,23 @@
 import { Op } from 'sequelize';
 
 import { IdempotencyKey, Organization, User } from '../../server/src/db';
-import { startTestServer, type TestServer } from '../helpers/server';
-import { N8nHome, workflowFrom } from './n8n';
-import { waitUntil } from '../helpers/wait';
+import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
+import { workflowFrom } from './n8n';
 
 const CREDENTIAL = 'lmsRealBatchCr01';
 /** The LMS Enrollments node's id in workflows/enroll-batch.json. */
 const NODE_ID = '5b0c2f7e-2d1a-4a55-9d0e-7f1c3a9e0b04';
 
-let server: TestServer;
-let key: string;
-let home: N8nHome;
-
-async function api(path: string): Promise<Record<string, unknown>> {
-	const response = await fetch(`${server.baseUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` } });
-	if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-	return (await response.json()) as Record<string, unknown>;
-}
-
-/** Batch requests the server has logged, once a request sent after them is logged too. */
-async function batchRequests(): Promise<number> {
-	const marker = `/api/v1/key?marker=${Math.random().toString(36).slice(2)}`;
-	await fetch(`${server.baseUrl}${marker}`, { headers: { Authorization: `Bearer ${key}` } });
-	await waitUntil(() => server.logs().includes(marker), { what: 'the marker request logged' });
-	return server.logs().split('\n').filter((line) => line.includes('"url":"/api/v1/enrollments/batch"')).length;
-}
+let lms: LmsWithN8n;
+const api = (path: string) => lms.api(path);
+/** Batch requests the server has answered. */
+const batchRequests = () => lms.server.requests({ route: '/api/v1/enrollments/batch', method: 'POST' });
 
 beforeAll(async () => {
-	server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-	key = (await server.createKey('acme', ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'], 'real n8n batch')).key;
-	home = await N8nHome.create();
-	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: server.baseUrl, apiKey: key } }]);
+	lms = await lmsWithN8n({ scopes: ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'], credentialId: CREDENTIAL, label: 'real n8n batch' });
 }, 600_000);
 
-afterAll(async () => {
-	home?.remove();
-	await server?.stop();
-});
+afterAll(async () => await lms?.close());
 
 it('Create on 250 items: 3 batch requests keyed by the execution, the output the API item for item', async () => {
 	const acme = (await Organization.findOne({ where: { slug: 'acme' } }))!;
@@ -59,8 +39,8 @@ it('Create on 250 items: 3 batch requests keyed by the execution, the output the
 	const before = await batchRequests();
 
 	const workflow = workflowFrom('enroll-batch', { CREDENTIAL_ID: CREDENTIAL, COURSE_ID: course, HIRES_JSON: JSON.stringify({ hires: hires.map((student) => ({ student })) }) });
-	await home.importWorkflow(workflow);
-	const run = await home.execute(String(workflow.id));
+	await lms.home.importWorkflow(workflow);
+	const run = await lms.home.execute(String(workflow.id));
 
 	expect(run.error).toBeUndefined();
 	const enroll = run.nodes['Enroll'];

@@ -7,9 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { startTestServer, type TestServer } from '../helpers/server';
+import type { TestServer } from '../helpers/server';
 import { COMPLIANCE_CASES as CASES } from './compliance-cases';
-import { N8nHome, LMS, type N8nServer } from './n8n';
+import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
+import { LMS, type N8nHome, type N8nServer } from './n8n';
 import { SmtpSink } from './smtp';
 
 const EXAMPLES = join(__dirname, '..', '..', 'examples');
@@ -20,6 +21,7 @@ const DAY = 86_400_000;
 type Json = Record<string, unknown>;
 type Node = { name: string; type: string; parameters: Json; credentials?: Json };
 
+let fixture: LmsWithN8n;
 let lms: TestServer;
 let key: string;
 let smtp: SmtpSink;
@@ -66,14 +68,14 @@ const longDate = (iso: unknown) => {
 };
 
 beforeAll(async () => {
-	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-	key = (await lms.createKey('acme', ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'], 'compliance examples')).key;
 	smtp = await SmtpSink.start();
-	home = await N8nHome.create();
-	await home.importCredentials([
-		{ id: LMS_CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } },
-		{ id: SMTP_CREDENTIAL, name: 'SMTP', type: 'smtp', data: { user: '', password: '', host: '127.0.0.1', port: smtp.port, secure: false, disableStartTls: true } },
-	]);
+	fixture = await lmsWithN8n({
+		scopes: ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'],
+		credentialId: LMS_CREDENTIAL,
+		label: 'compliance examples',
+		credentials: () => [{ id: SMTP_CREDENTIAL, name: 'SMTP', type: 'smtp', data: smtp.credential() }],
+	});
+	({ server: lms, key, home } = fixture);
 	await home.importWorkflows(Object.keys(CASES).map(setUp));
 	n8n = await home.start();
 	// Each trigger's baseline poll is done once its state is saved.
@@ -85,9 +87,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await n8n?.stop();
-	home?.remove();
 	await smtp?.stop();
-	await lms?.stop();
+	await fixture?.close();
 });
 
 it('monthly-completion-report: Execute Workflow gives the API’s report item for item and mails it to the auditor', async () => {

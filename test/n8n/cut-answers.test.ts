@@ -7,13 +7,15 @@
  */
 import { Course, Organization, User } from '../../server/src/db';
 import { cutFirstAnswerOfBatches, startAnswerCuttingProxy, type AnswerCuttingProxy } from '../helpers/answer-cutting-proxy';
-import { startTestServer, type TestServer } from '../helpers/server';
+import type { TestServer } from '../helpers/server';
 import { bulkEnrollWorkflow, ENROLL_NODE } from './bulk-enroll';
-import { N8nHome } from './n8n';
+import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
+import type { N8nHome } from './n8n';
 
 const CREDENTIAL = 'lmsRealCutCred01';
 const PEOPLE = 250;
 
+let fixture: LmsWithN8n;
 let server: TestServer;
 let key: string;
 let proxy: AnswerCuttingProxy;
@@ -26,18 +28,23 @@ async function api(path: string): Promise<Record<string, unknown>> {
 }
 
 beforeAll(async () => {
-	server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-	key = (await server.createKey('acme', ['read:enrollments', 'write:enrollments'], 'real n8n cut answers')).key;
-	// The answers to the 2nd and 3rd batch (items 100–199 and 200–249) are lost the first time.
-	proxy = await startAnswerCuttingProxy({ target: server.baseUrl, cut: cutFirstAnswerOfBatches('/api/v1/enrollments/batch', [100, 200]) });
-	home = await N8nHome.create();
-	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: proxy.url, apiKey: key } }]);
+	fixture = await lmsWithN8n({
+		scopes: ['read:enrollments', 'write:enrollments'],
+		credentialId: CREDENTIAL,
+		label: 'real n8n cut answers',
+		// n8n reaches the LMS through a proxy that loses the answers to the 2nd and 3rd batch
+		// (items 100–199 and 200–249) the first time.
+		baseUrl: async (lms) => {
+			proxy = await startAnswerCuttingProxy({ target: lms.baseUrl, cut: cutFirstAnswerOfBatches('/api/v1/enrollments/batch', [100, 200]) });
+			return proxy.url;
+		},
+	});
+	({ server, key, home } = fixture);
 }, 600_000);
 
 afterAll(async () => {
-	home?.remove();
 	await proxy?.close();
-	await server?.stop();
+	await fixture?.close();
 });
 
 it('answers cut after the LMS committed: Retry On Fail ends with each of 250 people enrolled once, every item paired', async () => {

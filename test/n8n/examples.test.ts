@@ -12,9 +12,10 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 
 import { runCli } from '../helpers/cli';
-import { startTestServer, type TestServer } from '../helpers/server';
+import type { TestServer } from '../helpers/server';
 import { COMPLIANCE_CASES } from './compliance-cases';
-import { N8nHome, LMS, waitFor, type N8nServer } from './n8n';
+import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
+import { LMS, waitFor, type N8nHome, type N8nServer } from './n8n';
 import { SmtpSink } from './smtp';
 
 const EXAMPLES = join(__dirname, '..', '..', 'examples');
@@ -37,6 +38,7 @@ const CASES: Record<string, string> = {
 	'certificate-expiry-reminder.json': 'lmsExampleExpi02',
 };
 
+let fixture: LmsWithN8n;
 let lms: TestServer;
 let key: string;
 let smtp: SmtpSink;
@@ -87,8 +89,6 @@ function setUp(file: string, values: Record<string, string> = {}): Json {
 
 beforeAll(async () => {
 	// WEBHOOK_ALLOW_PRIVATE: the LMS delivers to n8n on this machine (the Instant Trigger).
-	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
-	key = (await lms.createKey('acme', SCOPES, 'real n8n examples')).key;
 	smtp = await SmtpSink.start();
 	crm = createServer((request, response) => {
 		let body = '';
@@ -99,23 +99,20 @@ beforeAll(async () => {
 		});
 	});
 	await new Promise<void>((resolve) => crm.listen(0, '127.0.0.1', resolve));
-	home = await N8nHome.create();
-	await home.importCredentials([
-		{ id: LMS_CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } },
-		{
-			id: SMTP_CREDENTIAL,
-			name: 'SMTP',
-			type: 'smtp',
-			data: { user: '', password: '', host: '127.0.0.1', port: smtp.port, secure: false, disableStartTls: true },
-		},
-	]);
+	fixture = await lmsWithN8n({
+		scopes: SCOPES,
+		credentialId: LMS_CREDENTIAL,
+		label: 'real n8n examples',
+		env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+		credentials: () => [{ id: SMTP_CREDENTIAL, name: 'SMTP', type: 'smtp', data: smtp.credential() }],
+	});
+	({ server: lms, key, home } = fixture);
 }, 600_000);
 
 afterAll(async () => {
-	home?.remove();
 	await smtp?.stop();
 	await new Promise((resolve) => (crm ? crm.close(resolve) : resolve(undefined)));
-	await lms?.stop();
+	await fixture?.close();
 });
 
 it('every example has a case in this file (the compliance examples in compliance-examples.test.ts)', () => {

@@ -14,13 +14,15 @@ import { WebhookEndpoint } from '../../server/src/db';
 import { EVENT_TYPES } from '../../server/src/events/types';
 import { signatureHeader } from '../../server/src/webhooks/signature';
 import { runCli } from '../helpers/cli';
-import { startTestServer, type TestServer } from '../helpers/server';
-import { N8nHome, waitFor, workflowFrom, type N8nServer } from './n8n';
+import type { TestServer } from '../helpers/server';
+import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
+import { waitFor, workflowFrom, type N8nHome, type N8nServer } from './n8n';
 
 const CREDENTIAL = 'lmsRealCred00001';
 const WORKFLOW = 'lmsRealInstant02';
 const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks'];
 
+let fixture: LmsWithN8n;
 let lms: TestServer;
 let key: string;
 let home: N8nHome;
@@ -47,10 +49,9 @@ const completedIn = (execution: { run: { nodes: Record<string, { items: Array<Re
 	execution.run.nodes['LMS Instant Trigger'].items.map((item) => item.id);
 
 beforeAll(async () => {
-	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
-	key = (await lms.createKey('acme', SCOPES, 'real n8n instant trigger')).key;
-	home = await N8nHome.create();
-	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } }]);
+	// WEBHOOK_ALLOW_PRIVATE: the LMS delivers to n8n on this machine.
+	fixture = await lmsWithN8n({ scopes: SCOPES, credentialId: CREDENTIAL, label: 'real n8n instant trigger', env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+	({ server: lms, key, home } = fixture);
 	await home.importWorkflow(workflowFrom('instant-trigger', { CREDENTIAL_ID: CREDENTIAL }));
 	n8n = await home.start();
 	await n8n.activate(WORKFLOW, async () => (await endpoints()).length === 1);
@@ -58,8 +59,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await n8n?.stop();
-	home?.remove();
-	await lms?.stop();
+	await fixture?.close();
 });
 
 it('one event, one execution: its retry under a new signature and an exact replay start nothing', async () => {

@@ -3,8 +3,9 @@
  * 2.41 and run with `n8n execute`, compared with what the API itself answers for the same
  * question. Plus an error item under On Error → Continue, and a wrong key.
  */
-import { startTestServer, type TestServer } from '../helpers/server';
-import { N8nHome, workflowFrom, type WorkflowRun } from './n8n';
+import type { TestServer } from '../helpers/server';
+import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
+import { workflowFrom, type N8nHome, type WorkflowRun } from './n8n';
 
 const ALL_SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments'];
 const CREDENTIAL = 'lmsRealCred00001';
@@ -12,6 +13,7 @@ const WRONG_CREDENTIAL = 'lmsRealWrongCr01';
 
 type Record_ = Record<string, unknown> & { id: string };
 
+let fixture: LmsWithN8n;
 let server: TestServer;
 let key: string;
 let home: N8nHome;
@@ -44,18 +46,17 @@ async function execute(name: string, values: Record<string, string> = {}): Promi
 beforeAll(async () => {
 	// The limit is raised so this file measures mappings, not waiting; return-all.test.ts runs
 	// the nodes under a tight one.
-	server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-	key = (await server.createKey('acme', ALL_SCOPES, 'real n8n')).key;
-	home = await N8nHome.create();
-	await home.importCredentials([
-		{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: server.baseUrl, apiKey: key } },
-		{ id: WRONG_CREDENTIAL, name: 'LMS (wrong key)', type: 'lmsApi', data: { baseUrl: server.baseUrl, apiKey: 'lms_notAKeyOfThisServer000000000000' } },
-	]);
+	fixture = await lmsWithN8n({
+		scopes: ALL_SCOPES,
+		credentialId: CREDENTIAL,
+		label: 'real n8n',
+		credentials: (lms) => [{ id: WRONG_CREDENTIAL, name: 'LMS (wrong key)', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: 'lms_notAKeyOfThisServer000000000000' } }],
+	});
+	({ server, key, home } = fixture);
 }, 600_000);
 
 afterAll(async () => {
-	home?.remove();
-	await server?.stop();
+	await fixture?.close();
 });
 
 it('LMS Users: Get Many (all, limit, role, email) and Get answer what the API answers', async () => {

@@ -4,11 +4,13 @@
  * type and version, the method, the typed text and the pagination token; n8n then loads the
  * versioned node and calls its listSearch method. This is that call, against the real LMS.
  */
-import { startTestServer, type TestServer } from '../helpers/server';
-import { N8nHome, workflowFrom, type N8nServer } from './n8n';
+import type { TestServer } from '../helpers/server';
+import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
+import { workflowFrom, type N8nHome, type N8nServer } from './n8n';
 
 const CREDENTIAL = 'lmsRealPickers01';
 
+let fixture: LmsWithN8n;
 let lms: TestServer;
 let key: string;
 let home: N8nHome;
@@ -50,10 +52,8 @@ async function pick(node: string, path: string, methodName: string, filter?: str
 }
 
 beforeAll(async () => {
-	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-	key = (await lms.createKey('acme', ['read:users', 'read:courses', 'read:enrollments'], 'real n8n pickers')).key;
-	home = await N8nHome.create();
-	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } }]);
+	fixture = await lmsWithN8n({ scopes: ['read:users', 'read:courses', 'read:enrollments'], credentialId: CREDENTIAL, label: 'real n8n pickers' });
+	({ server: lms, key, home } = fixture);
 	checked = (await api<{ data: Named[] }>('/certificates?sort=-created_at&expand=student,course&per_page=1')).data[0];
 	const code = checked.verification_code!;
 	const typed = `${code.slice(0, 6).toLowerCase()}-${code.slice(6)}`;
@@ -63,8 +63,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await n8n?.stop();
-	home?.remove();
-	await lms?.stop();
+	await fixture?.close();
 });
 
 it('the student picker searches users by name and pages with the token n8n hands back', async () => {

@@ -29,6 +29,11 @@ export class SmtpSink {
 		return sink;
 	}
 
+	/** n8n's SMTP credential data for this sink: plain SMTP on loopback, no sign-in. */
+	credential(): Record<string, unknown> {
+		return { user: '', password: '', host: '127.0.0.1', port: this.port, secure: false, disableStartTls: true };
+	}
+
 	async stop(): Promise<void> {
 		for (const socket of this.sockets) socket.destroy();
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -9,12 +9,14 @@
  */
 import { Course, Enrollment } from '../../server/src/db';
 import { runCli } from '../helpers/cli';
-import { startTestServer, type TestServer } from '../helpers/server';
-import { N8nHome, waitFor, workflowFrom, type N8nServer } from './n8n';
+import type { TestServer } from '../helpers/server';
+import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
+import { waitFor, workflowFrom, type N8nHome, type N8nServer } from './n8n';
 
 const CREDENTIAL = 'lmsRealCred00001';
 const SCOPES = ['read:users', 'read:courses', 'read:enrollments', 'write:enrollments', 'manage:webhooks'];
 
+let fixture: LmsWithN8n;
 let lms: TestServer;
 let key: string;
 let home: N8nHome;
@@ -39,10 +41,9 @@ async function importWorkflow(name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-	lms = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
-	key = (await lms.createKey('acme', SCOPES, 'real n8n triggers')).key;
-	home = await N8nHome.create();
-	await home.importCredentials([{ id: CREDENTIAL, name: 'LMS', type: 'lmsApi', data: { baseUrl: lms.baseUrl, apiKey: key } }]);
+	// WEBHOOK_ALLOW_PRIVATE: the LMS delivers to n8n on this machine.
+	fixture = await lmsWithN8n({ scopes: SCOPES, credentialId: CREDENTIAL, label: 'real n8n triggers', env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+	({ server: lms, key, home } = fixture);
 	const polled = await importWorkflow('lms-trigger');
 	const pushed = await importWorkflow('instant-trigger');
 	const feed = await importWorkflow('lms-trigger-v2');
@@ -52,8 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await n8n?.stop();
-	home?.remove();
-	await lms?.stop();
+	await fixture?.close();
 });
 
 it('LMS Trigger: a user created after activation starts one execution with that user', async () => {
