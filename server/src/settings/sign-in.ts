@@ -9,16 +9,11 @@ import { User } from '../users/model';
 import { hashPassword, needsRehash, verifyPassword } from '../users/password';
 import { clearSignInToken } from './csrf';
 import { redirectAfterSave, SESSION_COOKIE } from './session';
-import { safeNext } from './viewer';
+import { safeNext, textField } from './viewer';
 import type { Views } from './views';
 
 /** The same words whether the email is unknown or the password wrong. */
 export const SIGN_IN_FAILED = 'Email or password is incorrect.';
-
-function field(req: Request, name: string): string {
-	const value = (req.body as Record<string, unknown> | undefined)?.[name];
-	return typeof value === 'string' ? value : '';
-}
 
 function regenerate(req: Request): Promise<void> {
 	return new Promise((resolve, reject) => req.session.regenerate((err?: Error) => (err ? reject(err) : resolve())));
@@ -46,9 +41,9 @@ export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 	});
 
 	router.post('/login', async (req, res) => {
-		const email = field(req, 'email').trim();
-		const password = field(req, 'password');
-		const next = safeNext(field(req, 'next'));
+		const email = textField(req, 'email').trim();
+		const password = textField(req, 'password');
+		const next = safeNext(textField(req, 'next'));
 		// The form comes back with what was typed, minus what no e-mail address contains.
 		const shownEmail = printable(email);
 		let attempt;

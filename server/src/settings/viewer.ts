@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
+import type { Actor, Origin } from '../api-keys/audit';
 import { Organization } from '../organizations/model';
 import { hasApiAccess } from '../organizations/plan';
 import { User } from '../users/model';
@@ -74,4 +75,30 @@ export function viewerOf(res: Response): Viewer {
 	const viewer = res.locals.viewer;
 	if (!viewer) throw new Error('viewerOf() used on a route without requireSignIn');
 	return viewer;
+}
+
+/**
+ * Who a settings page acts for, as the domain's audited operations take it: the viewer's
+ * organization, the viewer named by e-mail (unique, and still meaningful if the user is renamed),
+ * and where the request came from.
+ */
+export function asViewer(req: Request, res: Response): { organizationId: string; actor: Actor; origin: Origin } {
+	const { user, organization } = viewerOf(res);
+	return {
+		organizationId: organization.id,
+		actor: { kind: 'user', id: user.id, name: user.email },
+		origin: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+	};
+}
+
+/** A submitted form's field as text ('' when absent or not text). */
+export function textField(req: Request, name: string): string {
+	const value = (req.body as Record<string, unknown> | undefined)?.[name];
+	return typeof value === 'string' ? value : '';
+}
+
+/** A field a form may send several times (checkboxes): its texts, in order. */
+export function listField(req: Request, name: string): string[] {
+	const value = (req.body as Record<string, unknown> | undefined)?.[name];
+	return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
 }

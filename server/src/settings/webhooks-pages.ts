@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
 
-import type { Actor, Origin } from '../api-keys/audit';
 import { RuleError } from '../common/rule-error';
 import type { WebhookConfig } from '../config';
 import type { SentRequest } from '../webhooks/exchange';
@@ -13,7 +12,7 @@ import { setEndpointStatus } from '../webhooks/set-status';
 import { queueTestEvent } from '../webhooks/test-event';
 import { isWebhookSecret, type OneTimeKeyBox } from './one-time-key';
 import { redirectAfterSave, saveSession } from './session';
-import { requireSignIn, requireSuperAdmin, viewerOf } from './viewer';
+import { asViewer, listField, requireSignIn, requireSuperAdmin, textField, viewerOf } from './viewer';
 import type { Views } from './views';
 
 const BASE = '/settings/webhooks';
@@ -24,20 +23,6 @@ interface EndpointForm {
 	events?: string[];
 	description?: string;
 	error?: string;
-}
-
-function actorOf(res: Response): Actor {
-	const { user } = viewerOf(res);
-	// The audit log names people by email, as the keys page does.
-	return { kind: 'user', id: user.id, name: user.email };
-}
-
-function originOf(req: Request): Origin {
-	return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null };
-}
-
-function field(req: Request, name: string): unknown {
-	return ((req.body as Record<string, unknown> | undefined) ?? {})[name];
 }
 
 /** What a form field of the new endpoint's form broke, in the person's terms. */
@@ -121,10 +106,9 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 	});
 
 	router.post(BASE, async (req, res) => {
-		const url = typeof field(req, 'url') === 'string' ? (field(req, 'url') as string).trim() : '';
-		const rawEvents = field(req, 'events');
-		const events = (Array.isArray(rawEvents) ? rawEvents : [rawEvents]).filter((e): e is string => typeof e === 'string');
-		const description = typeof field(req, 'description') === 'string' ? (field(req, 'description') as string).trim() : '';
+		const url = textField(req, 'url').trim();
+		const events = listField(req, 'events');
+		const description = textField(req, 'description').trim();
 		const form = { url, events, description };
 		// The API's own rule for these fields (webhooks/endpoint-input.ts).
 		const { error } = endpointInput.validate({ url, events, description }, { abortEarly: true });
@@ -134,15 +118,13 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 		}
 		try {
 			const { endpoint, secret } = await createEndpoint({
-				organizationId: viewerOf(res).organization.id,
 				url,
 				events,
 				description: description || null,
 				// A Super Admin reads every type: the endpoint has no key to bound it (webhooks/service.ts).
 				apiKeyId: null,
-				actor: actorOf(res),
-				origin: originOf(req),
 				config,
+				...asViewer(req, res),
 			});
 			await oneTimeKeys.put(req, { kind: 'webhook', endpointId: endpoint.id, url: endpoint.url, action: 'created', secret });
 			await redirectAfterSave(req, res, `${BASE}/secret`);
@@ -164,13 +146,7 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 	for (const status of ['enabled', 'disabled'] as const) {
 		router.post(`${BASE}/:endpointId/${status === 'enabled' ? 'enable' : 'disable'}`, async (req, res) => {
 			try {
-				const endpoint = await setEndpointStatus({
-					organizationId: viewerOf(res).organization.id,
-					id: req.params.endpointId,
-					status,
-					actor: actorOf(res),
-					origin: originOf(req),
-				});
+				const endpoint = await setEndpointStatus({ id: req.params.endpointId, status, ...asViewer(req, res) });
 				if (!endpoint) return views.render(req, res, 'not-found.njk', {}, 404);
 				const text =
 					status === 'enabled'
@@ -194,13 +170,7 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 	});
 
 	router.post(`${BASE}/:endpointId/rotate`, async (req, res) => {
-		const rotated = await rotateSecret({
-			organizationId: viewerOf(res).organization.id,
-			id: req.params.endpointId,
-			actor: actorOf(res),
-			origin: originOf(req),
-			config,
-		});
+		const rotated = await rotateSecret({ id: req.params.endpointId, config, ...asViewer(req, res) });
 		if (!rotated) return views.render(req, res, 'not-found.njk', {}, 404);
 		await oneTimeKeys.put(req, {
 			kind: 'webhook',
@@ -230,12 +200,7 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 	});
 
 	router.post(`${BASE}/:endpointId/delete`, async (req, res) => {
-		const endpoint = await deleteEndpoint({
-			organizationId: viewerOf(res).organization.id,
-			id: req.params.endpointId,
-			actor: actorOf(res),
-			origin: originOf(req),
-		});
+		const endpoint = await deleteEndpoint({ id: req.params.endpointId, ...asViewer(req, res) });
 		if (!endpoint) return views.render(req, res, 'not-found.njk', {}, 404);
 		await backWith(req, res, 'success', `Deleted the webhook endpoint ${endpoint.url}: nothing more is sent to it.`);
 	});
