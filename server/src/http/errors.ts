@@ -73,19 +73,27 @@ export function knownProblem(err: unknown): Problem | undefined {
 	return clientErrorProblem(err ?? {});
 }
 
-export const errorHandler: ErrorRequestHandler = (err, _req, res, next) => {
-	if (res.headersSent) {
-		next(err);
-		return;
-	}
-	let problem = knownProblem(err);
-	if (!problem || problem.status >= 500) {
-		// The access log writes it with the request's line (level error, with the request id).
-		(res as Response & { err?: unknown }).err = err instanceof Error ? err : new Error(describeError(err).message as string);
-	}
-	problem ??= problems.internal();
-	sendProblem(res, problem);
-};
+/**
+ * An error handler that answers in one format (problem+json here, SCIM's error schema under
+ * /scim/v2): what `known` does not recognise, or recognises as a 5xx, is a bug, handed to the
+ * access log to be written with the request's line (level error, with the request id), and
+ * answered `internal()`, with nothing from inside.
+ */
+export function errorHandlerOf<E extends { status: number }>(known: (err: unknown) => E | undefined, internal: () => E, send: (res: Response, error: E) => void): ErrorRequestHandler {
+	return (err, _req, res, next) => {
+		if (res.headersSent) {
+			next(err);
+			return;
+		}
+		const error = known(err);
+		if (!error || error.status >= 500) {
+			(res as Response & { err?: unknown }).err = err instanceof Error ? err : new Error(describeError(err).message as string);
+		}
+		send(res, error ?? internal());
+	};
+}
+
+export const errorHandler = errorHandlerOf(knownProblem, problems.internal, sendProblem);
 
 /** Unknown path: 404 problem (mounted under /api and as the last handler of the app). */
 export const notFoundHandler: RequestHandler = (_req, _res, next) => next(problems.notFound('endpoint'));

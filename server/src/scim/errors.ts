@@ -1,9 +1,8 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import SCIMMY from 'scimmy';
 
 import type { Problem } from '../common/problem';
-import { knownProblem } from '../http/errors';
-import { describeError } from '../http/logging';
+import { errorHandlerOf, knownProblem } from '../http/errors';
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const SCIM_JSON = 'application/scim+json; charset=utf-8';
@@ -86,19 +85,11 @@ export function sendScimError(res: Response, error: ScimError): void {
 }
 
 /** Every error under /scim/v2, mounted there ahead of the API's problem+json handler. */
-export const scimErrorHandler: ErrorRequestHandler = (err, _req, res, next) => {
-	if (res.headersSent) {
-		next(err);
-		return;
-	}
-	let error = scimErrorOf(err);
-	if (!error || error.status >= 500) {
-		// The access log writes it with the request's line (level error, with the request id).
-		(res as Response & { err?: unknown }).err = err instanceof Error ? err : new Error(describeError(err).message as string);
-	}
-	error ??= new ScimError(500, undefined, 'Something went wrong on our side. Try again; if it persists, report the X-Request-Id to the operator.');
-	sendScimError(res, error);
-};
+export const scimErrorHandler = errorHandlerOf(
+	scimErrorOf,
+	() => new ScimError(500, undefined, 'Something went wrong on our side. Try again; if it persists, report the X-Request-Id to the operator.'),
+	sendScimError,
+);
 
 /** An unknown path under /scim/v2 (Groups included: not offered). */
 export const scimNotFound: RequestHandler = (req, _res, next) =>
