@@ -3,9 +3,10 @@ import type { Application, RequestHandler } from 'express';
 import type { Scope } from '../api-keys/model';
 import type { WriteHandler } from './answer';
 import { checkCaller } from './auth';
+import { batchOf } from './batch';
 import { methodNotAllowed } from './errors';
 import { idempotencyKeyOf, writeStep } from './idempotency';
-import { BODY_LIMIT, jsonBodyOf } from './json-body';
+import { BATCH_BODY_LIMIT, BODY_LIMIT, jsonBodyOf } from './json-body';
 
 /**
  * A component's routes as data: path → method → the scope it needs and its handlers.
@@ -35,6 +36,24 @@ export interface WriteOperation {
 }
 
 export type RouteTable = Record<string, { get?: Operation; delete?: Operation; post?: WriteOperation; patch?: WriteOperation }>;
+
+/**
+ * A collection the API both reads and writes (users, enrollments): list and create, up to 100
+ * creates in one request (SPEC §18), get and update one. The batch path comes before /:id, which
+ * would otherwise take it (and answer 405).
+ */
+export function collectionRoutes(
+	path: string,
+	read: Scope,
+	write: Scope,
+	{ list, create, get, update }: { list: RequestHandler; create: WriteHandler; get: RequestHandler; update: WriteHandler },
+): RouteTable {
+	return {
+		[path]: { get: { scope: read, handlers: [list] }, post: { scope: write, write: create } },
+		[`${path}/batch`]: { post: { scope: write, write: batchOf(create), bodyLimit: BATCH_BODY_LIMIT } },
+		[`${path}/:id`]: { get: { scope: read, handlers: [get] }, patch: { scope: write, write: update } },
+	};
+}
 
 /** Every route table is the API's: mounted under this prefix, on the app itself. */
 const API_PREFIX = '/api/v1';
