@@ -14,7 +14,7 @@ import { Course } from '../../server/src/courses/model';
 import { newestFirstOf, countRows, readPage, type Table } from '../../server/src/db/table';
 import { Where } from '../../server/src/db/where';
 import { Enrollment } from '../../server/src/enrollments/model';
-import { STUDENT_AND_COURSE } from '../../server/src/enrollments/names';
+import { STUDENT_AND_COURSE } from '../../server/src/enrollments/list';
 import { ENROLLMENTS } from '../../server/src/enrollments/queries';
 import { User } from '../../server/src/users/model';
 import { USERS } from '../../server/src/users/queries';

@@ -1,15 +1,63 @@
 import Joi from 'joi';
 
-import { counterFilter } from '../db/list-counts';
-import { listEndpoint } from '../http/list';
+import { readCourseSummaries } from '../courses/queries';
+import { counterFilter, type Counter } from '../db/list-counts';
+import type { Table } from '../db/table';
+import type { Where } from '../db/where';
+import { listEndpoint, type ListDefinition } from '../http/list';
 import { dateTimeParam, idParam } from '../http/validate';
 import { personAndCourseSearchPage } from '../search/pages';
 import { searchParam } from '../search/param';
-import { referenceSearchCondition } from '../search/words';
+import { referenceSearchCondition, type SearchReference } from '../search/words';
+import { readUserSummaries } from '../users/queries';
 import { ENROLLMENT_STATUSES } from './model';
-import { STUDENT_AND_COURSE, STUDENT_AND_COURSE_COLUMNS, studentAndCourseExpansions } from './names';
 import { ENROLLMENTS, enrollmentConditions, type EnrollmentRow } from './queries';
 import { serializeEnrollment } from './serialize';
+
+/**
+ * What enrollments and certificates share for pickers: they are named by their student and
+ * course, so a search looks at those (search/words.ts) and `expand` embeds them.
+ */
+export const STUDENT_AND_COURSE: SearchReference[] = [
+	{ column: 'student_id', kind: 'user' },
+	{ column: 'course_id', kind: 'course' },
+];
+
+type Shared = { student_id: string; course_id: string; search: string };
+
+/**
+ * The list of records named by a student and a course (enrollments, certificates): `student_id`
+ * and `course_id`, the list's own `filters` (added by `conditions`), then `search` (the student's
+ * name or e-mail, the course's title) with its read for a search alone (search/pages.ts), and
+ * `sort=-created_at` and `expand=student,course`, which a picker needs.
+ */
+export function studentAndCourseList<R extends { studentId: string; courseId: string }, F extends Shared>(
+	table: Table<R>,
+	list: Counter['list'],
+	filters: Omit<{ [K in keyof F]-?: Joi.Schema }, keyof Shared>,
+	conditions: (where: Where, filters: Partial<F>) => void,
+): Omit<ListDefinition<R, F>, 'serialize' | 'counter'> {
+	return {
+		table,
+		filters: {
+			student_id: idParam('user').description('Only records of this student.'),
+			course_id: idParam('course').description('Only records of this course.'),
+			...filters,
+			search: searchParam(),
+		} as ListDefinition<R, F>['filters'],
+		scopesItself: ({ search }) => search !== undefined,
+		where: (where, given, organizationId) => {
+			if (given.search !== undefined) referenceSearchCondition(where, table.name, STUDENT_AND_COURSE, organizationId, given.search);
+			conditions(where, given);
+		},
+		searchRead: (search, _others, organizationId, read, page) => personAndCourseSearchPage(read, list, { person: 'student_id', course: 'course_id' }, organizationId, search, page),
+		sortable: true,
+		expansions: {
+			student: { idOf: (row) => row.studentId, read: readUserSummaries, shows: '{id, name, email}' },
+			course: { idOf: (row) => row.courseId, read: readCourseSummaries, shows: '{id, title}' },
+		},
+	};
+}
 
 type Filters = {
 	student_id: string;
@@ -27,31 +75,23 @@ type Filters = {
  * `sort=-created_at` and `expand=student,course` are what a picker needs.
  */
 export const listEnrollments = listEndpoint<EnrollmentRow, Filters>({
-	table: ENROLLMENTS,
-	filters: {
-		student_id: idParam('user').description('Only records of this student.'),
-		course_id: idParam('course').description('Only records of this course.'),
-		status: Joi.string()
-			.valid(...ENROLLMENT_STATUSES)
-			.description('Only enrollments in this status.'),
-		due_before: dateTimeParam().description(
-			'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly before it; enrollments without a deadline are never included.',
-		),
-		due_after: dateTimeParam().description(
-			'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly after it; enrollments without a deadline are never included.',
-		),
-		overdue: Joi.string().valid('true', 'false').description('`true`: only active enrollments whose due_at has passed; `false`: all others.'),
-		search: searchParam(),
-	},
-	scopesItself: ({ search }) => search !== undefined,
-	where: (where, filters, organizationId) => {
-		if (filters.search !== undefined) referenceSearchCondition(where, ENROLLMENTS.name, STUDENT_AND_COURSE, organizationId, filters.search);
-		enrollmentConditions(where, filters);
-	},
-	// A search alone: totals from an index and the courses' counters, the page from each side's first rows (search/pages.ts).
-	searchRead: (search, _others, organizationId, table, page) => personAndCourseSearchPage(table, 'enrollments', STUDENT_AND_COURSE_COLUMNS, organizationId, search, page),
-	sortable: true,
-	expansions: studentAndCourseExpansions(),
+	...studentAndCourseList<EnrollmentRow, Filters>(
+		ENROLLMENTS,
+		'enrollments',
+		{
+			status: Joi.string()
+				.valid(...ENROLLMENT_STATUSES)
+				.description('Only enrollments in this status.'),
+			due_before: dateTimeParam().description(
+				'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly before it; enrollments without a deadline are never included.',
+			),
+			due_after: dateTimeParam().description(
+				'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly after it; enrollments without a deadline are never included.',
+			),
+			overdue: Joi.string().valid('true', 'false').description('`true`: only active enrollments whose due_at has passed; `false`: all others.'),
+		},
+		enrollmentConditions,
+	),
 	serialize: serializeEnrollment,
 	// Deadlines move with time, so no counter holds them: those totals are counted through the due_at indexes.
 	counter: ({ student_id, course_id, status, due_before, due_after, overdue, search }) =>
