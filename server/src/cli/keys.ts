@@ -4,8 +4,9 @@ import { createKey, findKey, listKeys, revokeKey, rotateKey, type IssuedKey } fr
 import { keyJson } from '../api-keys/present';
 import type { ApiKey } from '../api-keys/model';
 import { findOrganization } from '../organizations/service';
+import type { OwnedEndpoint } from '../webhooks/owners';
 import { withDatabase } from './context';
-import { printJson, printLines, printTable, printToStderr } from './output';
+import { printJson, printLines, printList, printToStderr } from './output';
 
 /** The CLI is the operator's console: it acts as `cli` in the audit log. */
 const actor = { kind: 'cli' } as const;
@@ -26,6 +27,11 @@ function statusOf(apiKey: ApiKey): string {
 function printIssued({ apiKey, secret }: IssuedKey, json: boolean | undefined, headline: string): void {
 	if (json) return printJson(keyJson(apiKey, secret));
 	printLines(headline, '', `  ${secret}`, '', 'Copy it now: this is the only time the full key is shown. Only its hash is stored.');
+}
+
+/** What became of a key's webhook endpoints, on stderr: --json promises one document on stdout. */
+function endpointsNote(what: string, endpoints: OwnedEndpoint[] | undefined): void {
+	if (endpoints && endpoints.length > 0) printToStderr(`Its webhook endpoints ${what}: ${endpoints.map((e) => `${e.id} (${e.url})`).join(', ')}.`);
 }
 
 export function registerKeys(program: Command): void {
@@ -63,13 +69,14 @@ export function registerKeys(program: Command): void {
 			withDatabase(async () => {
 				const organization = await findOrganization(opts.org);
 				const list = await listKeys(organization.id);
-				if (opts.json) return printJson(list.map((k) => keyJson(k)));
-				if (list.length === 0) return printLines(`${organization.slug} has no API keys.`);
 				// The EXPIRES column only when a key has a date: the table stays as it was for everyone else.
 				const withExpiry = list.some((k) => k.expiresAt !== null);
-				printTable(
-					['ID', 'LABEL', 'SCOPES', 'STATUS', 'KEY', 'CREATED', 'LAST USED', ...(withExpiry ? ['EXPIRES'] : [])],
-					list.map((k) => [
+				printList(list, {
+					json: opts.json,
+					toJson: (k) => keyJson(k),
+					none: `${organization.slug} has no API keys.`,
+					headers: ['ID', 'LABEL', 'SCOPES', 'STATUS', 'KEY', 'CREATED', 'LAST USED', ...(withExpiry ? ['EXPIRES'] : [])],
+					row: (k) => [
 						k.id,
 						k.label,
 						k.scopeList.join(','),
@@ -78,63 +85,44 @@ export function registerKeys(program: Command): void {
 						k.createdAt.toISOString(),
 						k.lastUsedAt?.toISOString() ?? 'never',
 						...(withExpiry ? [k.expiresAt?.toISOString() ?? 'never'] : []),
-					]),
-				);
+					],
+				});
 			}),
 		);
 
-	keys
-		.command('show')
-		.description('show one key (masked): label, scopes, status, when it was created, expires and was last used')
-		.argument('<id>', 'key id (key_…)')
-		.option('--json', 'print the key as JSON')
-		.action((id: string, opts: { json?: boolean }) =>
-			withDatabase(async () => {
-				const apiKey = await findKey(id);
-				if (opts.json) return printJson(keyJson(apiKey));
-				printLines(
-					`${apiKey.id} "${apiKey.label}"`,
-					`  key:        ${apiKey.masked}`,
-					`  scopes:     ${apiKey.scopeList.join(', ')}`,
-					`  status:     ${statusOf(apiKey)}${apiKey.replacedBy ? ` (replaced by ${apiKey.replacedBy})` : ''}`,
-					`  created:    ${apiKey.createdAt.toISOString()}`,
-					`  last used:  ${apiKey.lastUsedAt?.toISOString() ?? 'never'}`,
-					...(apiKey.expiresAt ? [`  expires:    ${apiKey.expiresAt.toISOString()}`] : []),
-				);
-			}),
-		);
+	/** show, rotate and revoke: one key by id, printed for people or, with --json, as JSON. */
+	const byId = (name: string, description: string, jsonHelp: string, work: (id: string, json: boolean | undefined) => Promise<void>) =>
+		keys
+			.command(name)
+			.description(description)
+			.argument('<id>', 'key id (key_…)')
+			.option('--json', jsonHelp)
+			.action((id: string, opts: { json?: boolean }) => withDatabase(() => work(id, opts.json)));
 
-	keys
-		.command('rotate')
-		.description('replace a key: new secret, same label and scopes; the old one stops working now')
-		.argument('<id>', 'key id (key_…)')
-		.option('--json', 'print the new key as JSON')
-		.action((id: string, opts: { json?: boolean }) =>
-			withDatabase(async () => {
-				const issued = await rotateKey({ keyId: id, actor });
-				const moved = issued.movedEndpoints ?? [];
-				printIssued(issued, opts.json, `Rotated ${id}: it stops working now. Its replacement is ${describe(issued.apiKey)}.`);
-				// On stderr: --json promises one document on stdout.
-				if (moved.length > 0) {
-					printToStderr(`Its webhook endpoints passed to the new key: ${moved.map((e) => `${e.id} (${e.url})`).join(', ')}.`);
-				}
-			}),
+	byId('show', 'show one key (masked): label, scopes, status, when it was created, expires and was last used', 'print the key as JSON', async (id, json) => {
+		const apiKey = await findKey(id);
+		if (json) return printJson(keyJson(apiKey));
+		printLines(
+			`${apiKey.id} "${apiKey.label}"`,
+			`  key:        ${apiKey.masked}`,
+			`  scopes:     ${apiKey.scopeList.join(', ')}`,
+			`  status:     ${statusOf(apiKey)}${apiKey.replacedBy ? ` (replaced by ${apiKey.replacedBy})` : ''}`,
+			`  created:    ${apiKey.createdAt.toISOString()}`,
+			`  last used:  ${apiKey.lastUsedAt?.toISOString() ?? 'never'}`,
+			...(apiKey.expiresAt ? [`  expires:    ${apiKey.expiresAt.toISOString()}`] : []),
 		);
+	});
 
-	keys
-		.command('revoke')
-		.description('disable a key now, with no replacement')
-		.argument('<id>', 'key id (key_…)')
-		.option('--json', 'print the revoked key as JSON')
-		.action((id: string, opts: { json?: boolean }) =>
-			withDatabase(async () => {
-				const apiKey = await revokeKey({ keyId: id, actor });
-				const disabled = apiKey.disabledEndpoints ?? [];
-				if (disabled.length > 0) {
-					printToStderr(`Its webhook endpoints are disabled: ${disabled.map((e) => `${e.id} (${e.url})`).join(', ')}.`);
-				}
-				if (opts.json) return printJson(keyJson(apiKey));
-				printLines(`Revoked ${describe(apiKey)}: it stops working now.`);
-			}),
-		);
+	byId('rotate', 'replace a key: new secret, same label and scopes; the old one stops working now', 'print the new key as JSON', async (id, json) => {
+		const issued = await rotateKey({ keyId: id, actor });
+		printIssued(issued, json, `Rotated ${id}: it stops working now. Its replacement is ${describe(issued.apiKey)}.`);
+		endpointsNote('passed to the new key', issued.movedEndpoints);
+	});
+
+	byId('revoke', 'disable a key now, with no replacement', 'print the revoked key as JSON', async (id, json) => {
+		const apiKey = await revokeKey({ keyId: id, actor });
+		endpointsNote('are disabled', apiKey.disabledEndpoints);
+		if (json) return printJson(keyJson(apiKey));
+		printLines(`Revoked ${describe(apiKey)}: it stops working now.`);
+	});
 }

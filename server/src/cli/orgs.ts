@@ -4,7 +4,7 @@ import type { Organization } from '../organizations/model';
 import { hasApiAccess } from '../organizations/plan';
 import { changePlan, createOrganization, listOrganizations } from '../organizations/service';
 import { withDatabase } from './context';
-import { printJson, printLines, printTable } from './output';
+import { printJson, printLines, printList } from './output';
 
 const organizationJson = (o: Organization) => ({
 	id: o.id,
@@ -23,10 +23,13 @@ export function registerOrgs(program: Command): void {
 		.option('--json', 'print them as a JSON array')
 		.action((opts: { json?: boolean }) =>
 			withDatabase(async () => {
-				const all = await listOrganizations();
-				if (opts.json) return printJson(all.map(organizationJson));
-				if (all.length === 0) return printLines('No organizations yet: create one with `lms-server orgs create` or `lms-server seed --demo`.');
-				printTable(['SLUG', 'ID', 'PLAN', 'NAME'], all.map((o) => [o.slug, o.id, o.plan, o.name]));
+				printList(await listOrganizations(), {
+					json: opts.json,
+					toJson: organizationJson,
+					none: 'No organizations yet: create one with `lms-server orgs create` or `lms-server seed --demo`.',
+					headers: ['SLUG', 'ID', 'PLAN', 'NAME'],
+					row: (o) => [o.slug, o.id, o.plan, o.name],
+				});
 			}),
 		);
 

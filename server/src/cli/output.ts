@@ -47,3 +47,13 @@ export function printTable(headers: string[], rows: string[][], print: Print = p
 	const line = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
 	print(line(headers), ...cells.map(line));
 }
+
+/** A list command's answer: one JSON array with --json, else a table, or `none` when there is nothing. */
+export function printList<T>(
+	items: T[],
+	{ json, toJson, none, headers, row }: { json: boolean | undefined; toJson: (item: T) => unknown; none: string; headers: string[]; row: (item: T) => string[] },
+): void {
+	if (json) return printJson(items.map(toJson));
+	if (items.length === 0) return printLines(none);
+	printTable(headers, items.map(row));
+}

@@ -7,7 +7,7 @@ import { rosterOf } from '../users/roster';
 import { serializeUser } from '../users/serialize';
 import { createUser, needsPassword, normaliseRole } from '../users/service';
 import { withDatabase } from './context';
-import { CliError, printJson, printLines, printTable } from './output';
+import { CliError, printJson, printLines, printList } from './output';
 import { readPassword } from './password-input';
 
 /** What `--json` prints for a user: the API's record, plus what only the operator sees. */
@@ -32,10 +32,14 @@ export function registerUsers(program: Command): void {
 				if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new CliError(`--limit must be a whole number from 1 to 10000, not "${opts.limit}".`);
 				const organization = await findOrganization(opts.org);
 				const { users: found, total } = await rosterOf(organization.id, { role: opts.role, status: opts.status, limit });
-				if (opts.json) return printJson(found.map((user) => userJson(user, organization.slug)));
-				if (found.length === 0) return printLines(`No users in ${organization.slug} match.`);
-				printTable(['ID', 'NAME', 'EMAIL', 'ROLE', 'STATUS', 'EXTERNAL ID'], found.map((u) => [u.id, u.name, u.email, u.role, u.status, u.externalId ?? '']));
-				if (total > found.length) printLines(`(${found.length} of ${total}: --limit shows more)`);
+				printList(found, {
+					json: opts.json,
+					toJson: (user) => userJson(user, organization.slug),
+					none: `No users in ${organization.slug} match.`,
+					headers: ['ID', 'NAME', 'EMAIL', 'ROLE', 'STATUS', 'EXTERNAL ID'],
+					row: (u) => [u.id, u.name, u.email, u.role, u.status, u.externalId ?? ''],
+				});
+				if (!opts.json && found.length > 0 && total > found.length) printLines(`(${found.length} of ${total}: --limit shows more)`);
 			}),
 		);
 

@@ -5,7 +5,7 @@ import { findOrganization } from '../organizations/service';
 import { serializeEndpoint } from '../webhooks/serialize';
 import { deleteEndpoint, listEndpoints } from '../webhooks/service';
 import { withDatabase } from './context';
-import { printJson, printLines, printTable } from './output';
+import { printLines, printList } from './output';
 
 /** The operator's view of Settings → Webhooks: list an organization's endpoints, delete one. */
 export function registerWebhooks(program: Command): void {
@@ -19,13 +19,13 @@ export function registerWebhooks(program: Command): void {
 		.action((opts: { org: string; json?: boolean }) =>
 			withDatabase(async () => {
 				const organization = await findOrganization(opts.org);
-				const endpoints = await listEndpoints(organization.id);
-				if (opts.json) return printJson(endpoints.map(serializeEndpoint));
-				if (endpoints.length === 0) return printLines(`${organization.slug} has no webhook endpoints.`);
-				printTable(
-					['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
-					endpoints.map((e) => [e.id, e.url, e.eventList.join(','), e.status, e.createdAt.toISOString()]),
-				);
+				printList(await listEndpoints(organization.id), {
+					json: opts.json,
+					toJson: serializeEndpoint,
+					none: `${organization.slug} has no webhook endpoints.`,
+					headers: ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
+					row: (e) => [e.id, e.url, e.eventList.join(','), e.status, e.createdAt.toISOString()],
+				});
 			}),
 		);
 
