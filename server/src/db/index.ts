@@ -4,7 +4,6 @@ import { initModels } from './models';
 export { Database, DatabaseFileError, dialectOf, sqliteFile } from './database';
 export { migrate, MIGRATIONS_TABLE } from './migrate';
 export * from './models';
-export { writeTransaction } from './write-transaction';
 
 let opened: Database | undefined;
 

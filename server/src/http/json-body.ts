@@ -22,4 +22,3 @@ export function jsonBodyOf(limit: string): RequestHandler[] {
 	return [requireJsonContentType, express.json({ limit, strict: true, type: 'application/json' })];
 }
 
-export const jsonBody: RequestHandler[] = jsonBodyOf(BODY_LIMIT);
