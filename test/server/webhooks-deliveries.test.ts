@@ -3,10 +3,10 @@ import { createHmac } from 'node:crypto';
 import { AuditEvent, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { MAX_ATTEMPTS } from '../../server/src/webhooks/schedule';
 import { verifySignature } from '../../nodes/LmsInstantTrigger/signature';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import type { TestServer } from '../helpers/server';
+import { startReceiver } from '../helpers/receiver';
 import { waitUntil } from '../helpers/wait';
-import { call, expectProblem, NO_LIMIT, startApiServer, type World } from './api-fixtures';
+import { webhookSuite } from '../helpers/webhook-suite';
+import { call, expectProblem } from './api-fixtures';
 
 /**
  * SPEC §19: deliveries that can be seen and repaired (list, retry, test event) and secret
@@ -14,34 +14,14 @@ import { call, expectProblem, NO_LIMIT, startApiServer, type World } from './api
  * Retries every 200 ms here. The races run on whichever database the suite runs on; on
  * PostgreSQL (TEST_DATABASE=postgres) they are real concurrent transactions.
  */
-let server: TestServer;
-let world: World;
-let receiver: Receiver;
+const suite = webhookSuite({ WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_POLL_MS: '100' });
+afterEach(() => WebhookDelivery.destroy({ where: {} }));
 
-beforeAll(async () => {
-	({ server, world } = await startApiServer({
-		...NO_LIMIT,
-		WEBHOOK_ALLOW_PRIVATE: 'true',
-		WEBHOOK_RETRY_BASE_MS: '200',
-		WEBHOOK_TIMEOUT_MS: '1000',
-		WEBHOOK_POLL_MS: '100',
-	}));
-});
-afterAll(() => server.stop());
-beforeEach(async () => {
-	receiver = await startReceiver();
-});
-afterEach(async () => {
-	await WebhookEndpoint.destroy({ where: {} });
-	await WebhookDelivery.destroy({ where: {} });
-	await receiver.close();
-});
-
-const hooks = (path: string, options: Parameters<typeof call>[2] = {}) => call(server, `/api/v1/webhook_endpoints${path}`, { key: world.keys.all, ...options });
-const post = (path: string, key = world.keys.all) => hooks(path, { method: 'POST', body: {}, key });
+const hooks = (path: string, options: Parameters<typeof call>[2] = {}) => call(suite.server, `/api/v1/webhook_endpoints${path}`, { key: suite.world.keys.all, ...options });
+const post = (path: string, key = suite.world.keys.all) => hooks(path, { method: 'POST', body: {}, key });
 
 async function subscribe(events = ['user.created']): Promise<{ id: string; secret: string }> {
-	const reply = await hooks('', { method: 'POST', body: { url: receiver.url, events } });
+	const reply = await hooks('', { method: 'POST', body: { url: suite.receiver.url, events } });
 	expect(reply.status).toBe(201);
 	return { id: reply.body.id, secret: reply.body.secret };
 }
@@ -50,7 +30,7 @@ let people = 0;
 /** A new user through the API: one user.created event. */
 async function newUser(): Promise<string> {
 	people += 1;
-	const reply = await call(server, '/api/v1/users', { method: 'POST', key: world.keys.all, body: { name: `Hook ${people}`, email: `hook${people}@acme.example` } });
+	const reply = await call(suite.server, '/api/v1/users', { method: 'POST', key: suite.world.keys.all, body: { name: `Hook ${people}`, email: `hook${people}@acme.example` } });
 	expect(reply.status).toBe(201);
 	return reply.body.id;
 }
@@ -66,12 +46,12 @@ function signaturesOf(header: string, body: string, secret: string): boolean {
 describe('GET …/deliveries', () => {
 	test('status, attempts, last HTTP status and next attempt, newest first, filtered by status, paged', async () => {
 		const { id } = await subscribe();
-		receiver.answer((_r, res) => res.writeHead(200).end('ok'));
+		suite.receiver.answer((_r, res) => res.writeHead(200).end('ok'));
 		await newUser();
-		await receiver.waitFor(1);
-		receiver.answer((_r, res) => res.writeHead(500).end('down'));
+		await suite.receiver.waitFor(1);
+		suite.receiver.answer((_r, res) => res.writeHead(500).end('down'));
 		await newUser();
-		await receiver.waitFor(2);
+		await suite.receiver.waitFor(2);
 		const [failing, delivered] = await waitUntil(async () => {
 			const rows = await deliveriesOf(id);
 			return rows.length === 2 && rows[0].last_status_code === 500 && rows[1].status === 'delivered' && rows;
@@ -102,9 +82,9 @@ describe('GET …/deliveries', () => {
 	test("each delivery keeps its last attempt's request and response, bodies cut at 4 KB with a marker", async () => {
 		const { id } = await subscribe();
 		const huge = 'x'.repeat(20_000);
-		receiver.answer((_r, res) => res.writeHead(502, { 'Content-Type': 'text/html' }).end(huge));
+		suite.receiver.answer((_r, res) => res.writeHead(502, { 'Content-Type': 'text/html' }).end(huge));
 		await newUser();
-		const [sent] = await receiver.waitFor(1);
+		const [sent] = await suite.receiver.waitFor(1);
 		const [delivery] = await waitUntil(async () => {
 			const rows = await deliveriesOf(id);
 			return rows.length === 1 && rows[0].last_response !== null && rows;
@@ -121,39 +101,39 @@ describe('GET …/deliveries', () => {
 
 	test('another organization, an unknown endpoint, a bad filter and a key without manage:webhooks are refused', async () => {
 		const { id } = await subscribe();
-		expectProblem(await hooks(`/${id}/deliveries`, { key: world.keys.globex }), 404, 'not_found');
+		expectProblem(await hooks(`/${id}/deliveries`, { key: suite.world.keys.globex }), 404, 'not_found');
 		expectProblem(await hooks('/whe_unknown/deliveries'), 404, 'not_found');
 		expectProblem(await hooks(`/${id}/deliveries?status=lost`), 400, 'invalid_request');
-		expectProblem(await hooks(`/${id}/deliveries`, { key: world.keys.readUsers }), 403, 'insufficient_scope');
+		expectProblem(await hooks(`/${id}/deliveries`, { key: suite.world.keys.readUsers }), 403, 'insufficient_scope');
 	});
 });
 
 describe('POST …/deliveries/{delivery_id}/retry', () => {
 	test('a failed delivery is sent again now; a pending one answers 409 delivery_pending', async () => {
 		const { id } = await subscribe();
-		receiver.answer((_r, res) => res.writeHead(500).end('down'));
+		suite.receiver.answer((_r, res) => res.writeHead(500).end('down'));
 		await newUser();
-		await receiver.waitFor(1);
+		await suite.receiver.waitFor(1);
 		const [pending] = await deliveriesOf(id);
 		expectProblem(await post(`/${id}/deliveries/${String(pending.id)}/retry`), 409, 'delivery_pending');
 		// Exhausted: its last attempt failed.
 		await WebhookDelivery.update({ status: 'failed', attempts: MAX_ATTEMPTS }, { where: { id: String(pending.id) } });
-		receiver.answer((_r, res) => res.writeHead(200).end('ok'));
-		const before = receiver.received.length;
+		suite.receiver.answer((_r, res) => res.writeHead(200).end('ok'));
+		const before = suite.receiver.received.length;
 		const retried = await post(`/${id}/deliveries/${String(pending.id)}/retry`);
 		expect(retried.status).toBe(200);
 		expect(retried.body).toMatchObject({ id: pending.id, status: 'pending', attempts: 0, next_attempt_at: expect.any(String), delivered_at: null });
-		await receiver.waitFor(before + 1);
+		await suite.receiver.waitFor(before + 1);
 		await waitUntil(async () => (await deliveriesOf(id))[0].status === 'delivered', { what: 'the retried delivery delivered' });
-		expect(receiver.received[before].headers['lms-event-id']).toBe(pending.event_id);
+		expect(suite.receiver.received[before].headers['lms-event-id']).toBe(pending.event_id);
 	});
 
 	test('unknown, another endpoint\'s and another organization\'s deliveries answer 404; a disabled endpoint 409', async () => {
 		const { id } = await subscribe();
 		const other = await subscribe();
-		receiver.answer((_r, res) => res.writeHead(200).end('ok'));
+		suite.receiver.answer((_r, res) => res.writeHead(200).end('ok'));
 		await newUser();
-		await receiver.waitFor(2);
+		await suite.receiver.waitFor(2);
 		const [delivery] = await waitUntil(async () => {
 			const rows = await deliveriesOf(id);
 			return rows[0]?.status === 'delivered' && rows;
@@ -161,8 +141,8 @@ describe('POST …/deliveries/{delivery_id}/retry', () => {
 		expectProblem(await post(`/${other.id}/deliveries/${String(delivery.id)}/retry`), 404, 'not_found');
 		expectProblem(await post(`/${id}/deliveries/whd_unknown/retry`), 404, 'not_found');
 		expectProblem(await post(`/${id}/deliveries/nope/retry`), 404, 'not_found');
-		expectProblem(await post(`/${id}/deliveries/${String(delivery.id)}/retry`, world.keys.globex), 404, 'not_found');
-		expectProblem(await post(`/${id}/deliveries/${String(delivery.id)}/retry`, world.keys.readUsers), 403, 'insufficient_scope');
+		expectProblem(await post(`/${id}/deliveries/${String(delivery.id)}/retry`, suite.world.keys.globex), 404, 'not_found');
+		expectProblem(await post(`/${id}/deliveries/${String(delivery.id)}/retry`, suite.world.keys.readUsers), 403, 'insufficient_scope');
 		expectProblem(await hooks(`/${id}/deliveries/${String(delivery.id)}/retry`, { method: 'POST', body: { now: true } }), 400, 'invalid_request');
 		await WebhookEndpoint.update({ status: 'disabled' }, { where: { id } });
 		expectProblem(await post(`/${id}/deliveries/${String(delivery.id)}/retry`), 409, 'endpoint_disabled');
@@ -171,9 +151,9 @@ describe('POST …/deliveries/{delivery_id}/retry', () => {
 	test('race: two retries of one delivery at once re-queue it once; the other answers 409', async () => {
 		const { id } = await subscribe();
 		// A receiver that holds the answer: the re-queued delivery stays in flight while the race is judged.
-		receiver.answer((_r, res) => res.writeHead(500).end('down'));
+		suite.receiver.answer((_r, res) => res.writeHead(500).end('down'));
 		await newUser();
-		await receiver.waitFor(1);
+		await suite.receiver.waitFor(1);
 		const [delivery] = await deliveriesOf(id);
 		for (let round = 0; round < 5; round++) {
 			await WebhookDelivery.update({ status: 'failed', leaseToken: null, leaseUntil: null }, { where: { id: String(delivery.id) } });
@@ -194,7 +174,7 @@ describe('POST …/test', () => {
 			const reply = await post(`/${id}/test`);
 			expect(reply.status).toBe(201);
 			expect(reply.body).toMatchObject({ endpoint_id: id, event_type: 'webhook.test', status: 'pending', event_id: expect.stringMatching(/^evt_[0-9a-f]{28}$/) });
-			const [request] = await receiver.waitFor(1);
+			const [request] = await suite.receiver.waitFor(1);
 			expect(request.headers['lms-event-type']).toBe('webhook.test');
 			expect(request.headers['lms-event-id']).toBe(reply.body.event_id);
 			expect(JSON.parse(request.body)).toMatchObject({ id: reply.body.event_id, type: 'webhook.test', data: { object: { endpoint_id: id } } });
@@ -204,9 +184,9 @@ describe('POST …/test', () => {
 			await newUser();
 			const [first] = await bystander.waitFor(1);
 			expect(first.headers['lms-event-type']).toBe('user.created');
-			const feed = await call(server, '/api/v1/events?limit=100', { key: world.keys.all });
+			const feed = await call(suite.server, '/api/v1/events?limit=100', { key: suite.world.keys.all });
 			expect(feed.body.data.map((e: { type: string }) => e.type)).not.toContain('webhook.test');
-			expect((await call(server, `/api/v1/events/${String(reply.body.event_id)}`, { key: world.keys.all })).status).toBe(404);
+			expect((await call(suite.server, `/api/v1/events/${String(reply.body.event_id)}`, { key: suite.world.keys.all })).status).toBe(404);
 		} finally {
 			await bystander.close();
 		}
@@ -215,7 +195,7 @@ describe('POST …/test', () => {
 	test('an unknown endpoint answers 404, a disabled one 409, a key without the scope 403', async () => {
 		const { id } = await subscribe();
 		expectProblem(await post('/whe_unknown/test'), 404, 'not_found');
-		expectProblem(await post(`/${id}/test`, world.keys.readUsers), 403, 'insufficient_scope');
+		expectProblem(await post(`/${id}/test`, suite.world.keys.readUsers), 403, 'insufficient_scope');
 		await WebhookEndpoint.update({ status: 'disabled' }, { where: { id } });
 		expectProblem(await post(`/${id}/test`), 409, 'endpoint_disabled');
 	});
@@ -235,12 +215,12 @@ describe('POST …/rotate_secret', () => {
 		const replay = await hooks(`/${id}/rotate_secret`, { method: 'POST', body: {}, headers: { 'idempotency-key': `rotate-${id}` } });
 		expect(replay.body.secret).toBeUndefined();
 		expect((await hooks(`/${id}`)).text).not.toContain('whsec_');
-		const stored = await server.storedBytes();
+		const stored = await suite.server.storedBytes();
 		expect(stored.includes(fresh)).toBe(false);
 		expect(stored.includes(old)).toBe(false);
 
 		await newUser();
-		const [request] = await receiver.waitFor(1);
+		const [request] = await suite.receiver.waitFor(1);
 		const header = String(request.headers['lms-signature']);
 		expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
 		expect(signaturesOf(header, request.body, fresh)).toBe(true);
@@ -254,13 +234,13 @@ describe('POST …/rotate_secret', () => {
 		// After the 24 h the old one signs no more.
 		await WebhookEndpoint.update({ previousSecretUntil: new Date(Date.now() - 1000) }, { where: { id } });
 		await newUser();
-		const [, later] = await receiver.waitFor(2);
+		const [, later] = await suite.receiver.waitFor(2);
 		expect(String(later.headers['lms-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
 		expect(signaturesOf(String(later.headers['lms-signature']), later.body, fresh)).toBe(true);
 
 		expect(await AuditEvent.count({ where: { action: 'webhook.rotated', webhookEndpointId: id } })).toBe(1);
 		expectProblem(await post('/whe_unknown/rotate_secret'), 404, 'not_found');
-		expectProblem(await post(`/${id}/rotate_secret`, world.keys.readUsers), 403, 'insufficient_scope');
+		expectProblem(await post(`/${id}/rotate_secret`, suite.world.keys.readUsers), 403, 'insufficient_scope');
 	});
 
 	test('race: deliveries sent while the secret rotates verify against the old or the new secret, never neither', async () => {
@@ -277,7 +257,7 @@ describe('POST …/rotate_secret', () => {
 			for (let i = 0; i < 10; i++) await newUser();
 		})();
 		await Promise.all([rotations, users]);
-		const received = await receiver.waitFor(10);
+		const received = await suite.receiver.waitFor(10);
 		for (const request of received) {
 			const header = String(request.headers['lms-signature']);
 			expect([header, secrets.some((secret) => signaturesOf(header, request.body, secret))]).toEqual([header, true]);
@@ -289,21 +269,21 @@ test('a receipt that arrives during the last attempt is kept: the delivery stays
 	const { id } = await subscribe();
 	// The first attempt is held open while its row is made the second-to-last: the next attempt is the last.
 	const held: Array<{ end(): void }> = [];
-	receiver.answer((_r, res) => held.push({ end: () => res.writeHead(500).end('down') }));
+	suite.receiver.answer((_r, res) => held.push({ end: () => res.writeHead(500).end('down') }));
 	await newUser();
-	const [firstTry] = await receiver.waitFor(1);
+	const [firstTry] = await suite.receiver.waitFor(1);
 	const eventId = String(firstTry.headers['lms-event-id']);
 	await WebhookDelivery.update({ attempts: MAX_ATTEMPTS - 1 }, { where: { endpointId: id } });
 	// During the last attempt the receiver receipts the event, then its answer fails (a 500 here).
 	let receipted: Promise<unknown> | undefined;
-	receiver.answer((_r, res) => {
+	suite.receiver.answer((_r, res) => {
 		receipted = hooks(`/${id}/receipts`, { method: 'POST', body: { event_id: eventId } }).then((reply) => {
 			expect(reply.status).toBe(201);
 			res.writeHead(500).end('lost');
 		});
 	});
 	held[0].end();
-	await receiver.waitFor(2);
+	await suite.receiver.waitFor(2);
 	await waitUntil(() => receipted !== undefined, { what: 'the receipt sent' });
 	await receipted;
 	// The last attempt's outcome is recorded when its lease is released.

@@ -1,13 +1,12 @@
 import { createHmac } from 'node:crypto';
 
-import { createKey } from '../../server/src/api-keys/lifecycle';
 import { User, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { pruneDeliveries } from '../../server/src/webhooks/retention';
 import { nextAttemptAfter } from '../../server/src/webhooks/schedule';
-import { startReceiver, type Receiver } from '../helpers/receiver';
+import { startReceiver } from '../helpers/receiver';
 import { waitUntil } from '../helpers/wait';
-import type { TestServer } from '../helpers/server';
-import { call, NO_LIMIT, startApiServer, type World } from './api-fixtures';
+import { webhookSuite } from '../helpers/webhook-suite';
+import { call } from './api-fixtures';
 
 /**
  * Deliveries from the real server to a real receiver on 127.0.0.1. The retry base is 300 ms
@@ -15,30 +14,13 @@ import { call, NO_LIMIT, startApiServer, type World } from './api-fixtures';
  * 1 min and 10 s.
  */
 const RETRY_BASE_MS = 300;
-let server: TestServer;
-let world: World;
-let hooksKey: string;
-let receiver: Receiver;
+const suite = webhookSuite(
+	{ WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_POLL_MS: '100' },
+	{ key: ['read:users', 'read:enrollments', 'manage:webhooks'] },
+);
 
-beforeAll(async () => {
-	({ server, world } = await startApiServer({
-		...NO_LIMIT,
-		WEBHOOK_ALLOW_PRIVATE: 'true',
-		WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
-		WEBHOOK_TIMEOUT_MS: '1000',
-		WEBHOOK_POLL_MS: '100',
-	}));
-	hooksKey = (await createKey({ organizationId: world.acme.id, label: 'n8n', scopes: ['read:users', 'read:enrollments', 'manage:webhooks'], actor: { kind: 'cli' } })).secret;
-});
-afterAll(() => server.stop());
-beforeEach(async () => (receiver = await startReceiver()));
-afterEach(async () => {
-	await WebhookEndpoint.destroy({ where: {} });
-	await receiver.close();
-});
-
-async function subscribe(events: string[], url = receiver.url): Promise<{ id: string; secret: string }> {
-	const reply = await call(server, '/api/v1/webhook_endpoints', { method: 'POST', key: hooksKey, body: { url, events } });
+async function subscribe(events: string[], url = suite.receiver.url): Promise<{ id: string; secret: string }> {
+	const reply = await call(suite.server, '/api/v1/webhook_endpoints', { method: 'POST', key: suite.key, body: { url, events } });
 	expect(reply.status).toBe(201);
 	return reply.body;
 }
@@ -47,18 +29,18 @@ let studentCount = 0;
 /** A change through the API: a new student enrolled in a course, which emits enrollment.created. */
 async function enroll(): Promise<string> {
 	const student = await User.create({
-		organizationId: world.acme.id,
+		organizationId: suite.world.acme.id,
 		name: `Hook ${++studentCount}`,
 		email: `hook${studentCount}@acme.example`,
 		role: 'student',
 		passwordHash: null,
 	});
-	const reply = await call(server, '/api/v1/enrollments', {
+	const reply = await call(suite.server, '/api/v1/enrollments', {
 		method: 'POST',
-		key: world.keys.all,
-		body: { student_id: student.id, course_id: world.courses.intro.id },
+		key: suite.world.keys.all,
+		body: { student_id: student.id, course_id: suite.world.courses.intro.id },
 	});
-	if (reply.status !== 201) throw new Error(`enroll: ${reply.status} ${server.logs().slice(-3000)}`);
+	if (reply.status !== 201) throw new Error(`enroll: ${reply.status} ${suite.server.logs().slice(-3000)}`);
 	return reply.body.id;
 }
 
@@ -73,7 +55,7 @@ async function deliveriesOnce(endpointId: string, done: (rows: WebhookDelivery[]
 test('a change is posted, signed, with the event as the feed shows it', async () => {
 	const { secret } = await subscribe(['enrollment.created']);
 	const enrollmentId = await enroll();
-	const [request] = await receiver.waitFor(1);
+	const [request] = await suite.receiver.waitFor(1);
 
 	expect(request.method).toBe('POST');
 	expect(request.headers['content-type']).toBe('application/json');
@@ -83,7 +65,7 @@ test('a change is posted, signed, with the event as the feed shows it', async ()
 	expect(request.headers['lms-event-type']).toBe('enrollment.created');
 	// PostgreSQL serves an event once every older transaction on the server has ended (events/feed.ts).
 	const fromFeed = await waitUntil(async () => {
-		const reply = await call(server, `/api/v1/events/${event.id}`, { key: world.keys.all });
+		const reply = await call(suite.server, `/api/v1/events/${event.id}`, { key: suite.world.keys.all });
 		return reply.status === 200 && reply;
 	}, { what: 'the event in the feed' });
 	expect(fromFeed.body).toEqual(event);
@@ -97,13 +79,13 @@ test('a change is posted, signed, with the event as the feed shows it', async ()
 
 test('user events (SPEC §16) are delivered like the others: user.updated with data.previous_attributes, then user.deactivated', async () => {
 	await subscribe(['user.updated', 'user.deactivated']);
-	const created = await call(server, '/api/v1/users', { method: 'POST', key: world.keys.all, body: { name: 'Leaver Hook', email: 'leaver.hook@acme.example' } });
+	const created = await call(suite.server, '/api/v1/users', { method: 'POST', key: suite.world.keys.all, body: { name: 'Leaver Hook', email: 'leaver.hook@acme.example' } });
 	expect(created.status).toBe(201);
-	const patch = (body: object) => call(server, `/api/v1/users/${created.body.id}`, { method: 'PATCH', key: world.keys.all, body });
+	const patch = (body: object) => call(suite.server, `/api/v1/users/${created.body.id}`, { method: 'PATCH', key: suite.world.keys.all, body });
 	expect((await patch({ name: 'Leaver Renamed' })).status).toBe(200);
 	const deactivated = await patch({ status: 'deactivated' });
 	// Sends run side by side: the two may arrive in either order.
-	const requests = await receiver.waitFor(2);
+	const requests = await suite.receiver.waitFor(2);
 	const events = requests.map((r) => JSON.parse(r.body));
 	expect(requests.map((r) => r.headers['lms-event-type']).sort()).toEqual(['user.deactivated', 'user.updated']);
 	const updated = events.find((e) => e.type === 'user.updated');
@@ -111,7 +93,7 @@ test('user events (SPEC §16) are delivered like the others: user.updated with d
 	expect(updated.data).toEqual({ object: expect.objectContaining({ id: created.body.id, name: 'Leaver Renamed' }), previous_attributes: { name: 'Leaver Hook' } });
 	expect(gone.data).toEqual({ object: deactivated.body });
 	const fromFeed = await waitUntil(async () => {
-		const reply = await call(server, `/api/v1/events/${updated.id}`, { key: world.keys.all });
+		const reply = await call(suite.server, `/api/v1/events/${updated.id}`, { key: suite.world.keys.all });
 		return reply.status === 200 && reply;
 	}, { what: 'the user.updated event in the feed' });
 	expect(fromFeed.body).toEqual(updated);
@@ -126,7 +108,7 @@ test('only subscribed types are sent; "*" gets everything', async () => {
 		await all.waitFor(1);
 		// Deliveries are queued in the transaction that writes the event: none was queued for it.
 		expect(await WebhookDelivery.count({ where: { endpointId: id } })).toBe(0);
-		expect(receiver.received).toHaveLength(0);
+		expect(suite.receiver.received).toHaveLength(0);
 	} finally {
 		await all.close();
 	}
@@ -134,26 +116,26 @@ test('only subscribed types are sent; "*" gets everything', async () => {
 
 test('a receiver answering 500 then 200: retried after the first delay, delivered once', async () => {
 	let calls = 0;
-	receiver.answer((_r, res) => res.writeHead(++calls === 1 ? 500 : 200).end());
+	suite.receiver.answer((_r, res) => res.writeHead(++calls === 1 ? 500 : 200).end());
 	const { id } = await subscribe(['enrollment.created']);
 	await enroll();
-	const [first, second] = await receiver.waitFor(2);
+	const [first, second] = await suite.receiver.waitFor(2);
 	expect(second.headers['lms-event-id']).toBe(first.headers['lms-event-id']);
 	expect(second.at - first.at).toBeGreaterThanOrEqual(RETRY_BASE_MS - 20);
 	const [delivery] = await deliveriesOnce(id, ([d]) => d?.status === 'delivered', 'the delivery delivered');
 	expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 200 });
-	expect(receiver.received).toHaveLength(2);
+	expect(suite.receiver.received).toHaveLength(2);
 });
 
 test('a receiver that never answers: cut at the timeout, then retried', async () => {
 	let calls = 0;
-	receiver.answer((_r, res) => {
+	suite.receiver.answer((_r, res) => {
 		if (++calls > 1) res.writeHead(204).end();
 		// The first request is left hanging.
 	});
 	const { id } = await subscribe(['enrollment.created']);
 	await enroll();
-	const [first, second] = await receiver.waitFor(2, 10_000);
+	const [first, second] = await suite.receiver.waitFor(2, 10_000);
 	// 1 s timeout, then the first retry delay.
 	expect(second.at - first.at).toBeGreaterThanOrEqual(1000 + RETRY_BASE_MS - 50);
 	const [delivery] = await deliveriesOnce(id, ([d]) => d?.status === 'delivered', 'the delivery delivered');
@@ -161,18 +143,18 @@ test('a receiver that never answers: cut at the timeout, then retried', async ()
 });
 
 test('a deleted endpoint receives nothing more, retries included', async () => {
-	receiver.answer((_r, res) => res.writeHead(503).end());
+	suite.receiver.answer((_r, res) => res.writeHead(503).end());
 	const { id } = await subscribe(['enrollment.created']);
 	await enroll();
-	await receiver.waitFor(1);
-	const del = await call(server, `/api/v1/webhook_endpoints/${id}`, { method: 'DELETE', key: hooksKey });
+	await suite.receiver.waitFor(1);
+	const del = await call(suite.server, `/api/v1/webhook_endpoints/${id}`, { method: 'DELETE', key: suite.key });
 	expect(del.status).toBe(204);
 	await enroll();
 	// Its delivery log stays until retention removes it (issue 27): what was owed is marked failed,
 	// and nothing is queued for the second event (queued in the transaction that wrote it).
 	const deliveries = await deliveriesOnce(id, (rows) => rows.every((d) => d.status === 'failed'), 'the delivery marked failed');
 	expect(deliveries.map((d) => [d.status, d.lastError])).toEqual([['failed', 'endpoint deleted']]);
-	expect(receiver.received).toHaveLength(1);
+	expect(suite.receiver.received).toHaveLength(1);
 });
 
 test('the URL is checked again before each delivery: a host that now points at the metadata address gets nothing', async () => {
@@ -188,25 +170,25 @@ test('the URL is checked again before each delivery: a host that now points at t
 });
 
 test('an endpoint failing for three days in a row is disabled; its deliveries stop', async () => {
-	receiver.answer((_r, res) => res.writeHead(500).end());
+	suite.receiver.answer((_r, res) => res.writeHead(500).end());
 	const { id } = await subscribe(['enrollment.created']);
 	await WebhookEndpoint.update({ failingSince: new Date(Date.now() - 3 * 24 * 3_600_000 - 1000) }, { where: { id } });
 	await enroll();
-	await receiver.waitFor(1);
-	await waitUntil(async () => (await call(server, `/api/v1/webhook_endpoints/${id}`, { key: hooksKey })).body.status === 'disabled', { what: 'the endpoint disabled' });
+	await suite.receiver.waitFor(1);
+	await waitUntil(async () => (await call(suite.server, `/api/v1/webhook_endpoints/${id}`, { key: suite.key })).body.status === 'disabled', { what: 'the endpoint disabled' });
 	await enroll();
 	// Nothing is queued for a disabled endpoint (in the transaction that writes the event), and the
 	// first delivery's retry ends as failed instead of being sent.
 	const deliveries = await deliveriesOnce(id, ([d]) => d?.status === 'failed', 'the retry refused');
 	expect(deliveries.map((d) => [d.status, d.lastError])).toEqual([['failed', 'endpoint disabled']]);
-	expect(receiver.received).toHaveLength(1);
+	expect(suite.receiver.received).toHaveLength(1);
 });
 
 test('a success ends a run of failures', async () => {
 	const { id } = await subscribe(['enrollment.created']);
 	await WebhookEndpoint.update({ failingSince: new Date(Date.now() - 3_600_000) }, { where: { id } });
 	await enroll();
-	await receiver.waitFor(1);
+	await suite.receiver.waitFor(1);
 	await waitUntil(async () => (await WebhookEndpoint.findByPk(id))!.failingSince === null, { what: 'the run of failures ended' });
 });
 
@@ -220,7 +202,7 @@ test('retention removes finished deliveries older than the event retention, neve
 	const { id } = await subscribe(['enrollment.created']);
 	const old = new Date(Date.now() - 31 * 24 * 3_600_000);
 	const row = (status: 'delivered' | 'failed' | 'pending', n: number) =>
-		WebhookDelivery.create({ organizationId: world.acme.id, endpointId: id, eventId: `evt_old${n}`, eventType: 'enrollment.created', status, nextAttemptAt: new Date(Date.now() + 3_600_000), createdAt: old });
+		WebhookDelivery.create({ organizationId: suite.world.acme.id, endpointId: id, eventId: `evt_old${n}`, eventType: 'enrollment.created', status, nextAttemptAt: new Date(Date.now() + 3_600_000), createdAt: old });
 	await Promise.all([row('delivered', 1), row('failed', 2), row('pending', 3)]);
 	expect(await pruneDeliveries(30)).toBe(2);
 	expect((await WebhookDelivery.findAll({ where: { endpointId: id } })).map((d) => d.status)).toEqual(['pending']);

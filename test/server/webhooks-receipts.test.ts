@@ -1,68 +1,45 @@
 import { createKey } from '../../server/src/api-keys/lifecycle';
-import { User, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import type { TestServer } from '../helpers/server';
-import { call, expectProblem, NO_LIMIT, startApiServer, type World } from './api-fixtures';
+import { User, WebhookDelivery } from '../../server/src/db';
+import { webhookSuite } from '../helpers/webhook-suite';
+import { call, expectProblem } from './api-fixtures';
 
 /**
  * POST /api/v1/webhook_endpoints/{id}/receipts: the receiver's "I have this event", which lets
  * a receiver without storage of its own (n8n's Instant Trigger) act on each event once. Real
  * deliveries to a real receiver; retries every 300 ms here.
  */
-let server: TestServer;
-let world: World;
-let hooksKey: string;
-let receiver: Receiver;
-
-beforeAll(async () => {
-	({ server, world } = await startApiServer({
-		...NO_LIMIT,
-		WEBHOOK_ALLOW_PRIVATE: 'true',
-		WEBHOOK_RETRY_BASE_MS: '300',
-		WEBHOOK_TIMEOUT_MS: '1000',
-		WEBHOOK_POLL_MS: '100',
-	}));
-	hooksKey = (await createKey({ organizationId: world.acme.id, label: 'n8n', scopes: ['read:enrollments', 'manage:webhooks'], actor: { kind: 'cli' } })).secret;
-});
-afterAll(() => server.stop());
-beforeEach(async () => {
-	receiver = await startReceiver();
-	// As n8n's Instant Trigger: the receipt comes before any 2xx, so here nothing answers 2xx first.
-	receiver.answer((_request, res) => res.writeHead(503).end('not yet'));
-});
-afterEach(async () => {
-	await WebhookEndpoint.destroy({ where: {} });
-	await receiver.close();
-});
+const suite = webhookSuite({ WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_POLL_MS: '100' }, { key: ['read:enrollments', 'manage:webhooks'] });
+// As n8n's Instant Trigger: the receipt comes before any 2xx, so here nothing answers 2xx first.
+beforeEach(() => suite.receiver.answer((_request, res) => res.writeHead(503).end('not yet')));
 
 let studentCount = 0;
 /** A new enrollment through the API: one enrollment.created event; answers the endpoint's first delivery of it. */
 async function deliveredEvent(endpointId: string): Promise<string> {
 	const student = await User.create({
-		organizationId: world.acme.id,
+		organizationId: suite.world.acme.id,
 		name: `Receipt ${++studentCount}`,
 		email: `receipt${studentCount}@acme.example`,
 		role: 'student',
 		passwordHash: null,
 	});
-	const before = receiver.received.length;
-	const reply = await call(server, '/api/v1/enrollments', { method: 'POST', key: world.keys.all, body: { student_id: student.id, course_id: world.courses.intro.id } });
+	const before = suite.receiver.received.length;
+	const reply = await call(suite.server, '/api/v1/enrollments', { method: 'POST', key: suite.world.keys.all, body: { student_id: student.id, course_id: suite.world.courses.intro.id } });
 	expect(reply.status).toBe(201);
-	const [, ...rest] = (await receiver.waitFor(before + 1)).slice(before);
+	const [, ...rest] = (await suite.receiver.waitFor(before + 1)).slice(before);
 	expect(rest).toEqual([]);
-	const eventId = String(receiver.received[before].headers['lms-event-id']);
+	const eventId = String(suite.receiver.received[before].headers['lms-event-id']);
 	expect(await WebhookDelivery.count({ where: { endpointId, eventId } })).toBe(1);
 	return eventId;
 }
 
 async function subscribe(): Promise<string> {
-	const reply = await call(server, '/api/v1/webhook_endpoints', { method: 'POST', key: hooksKey, body: { url: receiver.url, events: ['enrollment.created'] } });
+	const reply = await call(suite.server, '/api/v1/webhook_endpoints', { method: 'POST', key: suite.key, body: { url: suite.receiver.url, events: ['enrollment.created'] } });
 	expect(reply.status).toBe(201);
 	return reply.body.id;
 }
 
-const receipt = (endpointId: string, eventId: string, key = hooksKey) =>
-	call(server, `/api/v1/webhook_endpoints/${endpointId}/receipts`, { method: 'POST', key, body: { event_id: eventId } });
+const receipt = (endpointId: string, eventId: string, key = suite.key) =>
+	call(suite.server, `/api/v1/webhook_endpoints/${endpointId}/receipts`, { method: 'POST', key, body: { event_id: eventId } });
 
 test('the first receipt of an event answers 201 first: true, every later one 200 first: false', async () => {
 	const endpointId = await subscribe();
@@ -76,7 +53,7 @@ test('the first receipt of an event answers 201 first: true, every later one 200
 });
 
 test('an event the receiver already answered with a 2xx is not first: it was handed over', async () => {
-	receiver.answer((_request, res) => res.writeHead(200).end('ok'));
+	suite.receiver.answer((_request, res) => res.writeHead(200).end('ok'));
 	const endpointId = await subscribe();
 	const eventId = await deliveredEvent(endpointId);
 	for (const until = Date.now() + 10_000; (await WebhookDelivery.findOne({ where: { endpointId, eventId } }))!.status !== 'delivered'; ) {
@@ -93,7 +70,7 @@ test('a receipt ends the retries of a delivery whose 2xx was lost', async () => 
 	// The receiver has the event and says so, but its answer never reaches the LMS (a 500 here).
 	let eventId = '';
 	let receipted: Promise<unknown> = Promise.resolve();
-	receiver.answer((request, res) => {
+	suite.receiver.answer((request, res) => {
 		const id = String(request.headers['lms-event-id']);
 		if (!eventId) {
 			eventId = id;
@@ -118,7 +95,7 @@ test('a receipt ends the retries of a delivery whose 2xx was lost', async () => 
 	const retryDue = delivery!.nextAttemptAt.getTime();
 	let later = '';
 	while (Date.now() <= retryDue + 500 || !later) later = await deliveredEvent(endpointId);
-	expect(receiver.received.filter((r) => r.headers['lms-event-id'] === eventId)).toHaveLength(1);
+	expect(suite.receiver.received.filter((r) => r.headers['lms-event-id'] === eventId)).toHaveLength(1);
 	expect((await WebhookDelivery.findOne({ where: { endpointId, eventId } }))!.attempts).toBe(1);
 });
 
@@ -139,15 +116,15 @@ test('only an event delivered to this endpoint, of this organization, can be rec
 	expectProblem(await receipt('whe_doesNotExist', eventId), 404, 'not_found');
 	expectProblem(await receipt('not-an-id', eventId), 404, 'not_found');
 	expectProblem(await receipt(endpointId, 'evt_0000000000000000000000000000'), 404, 'not_found');
-	const globexKey = (await createKey({ organizationId: world.globex.id, label: 'g', scopes: ['manage:webhooks'], actor: { kind: 'cli' } })).secret;
+	const globexKey = (await createKey({ organizationId: suite.world.globex.id, label: 'g', scopes: ['manage:webhooks'], actor: { kind: 'cli' } })).secret;
 	expectProblem(await receipt(endpointId, eventId, globexKey), 404, 'not_found');
-	expectProblem(await receipt(endpointId, eventId, world.keys.all.replace(/./g, 'x')), 401, 'invalid_api_key');
+	expectProblem(await receipt(endpointId, eventId, suite.world.keys.all.replace(/./g, 'x')), 401, 'invalid_api_key');
 	expectProblem(await receipt(endpointId, 'evt_x'), 400, 'invalid_request');
-	const extra = await call(server, `/api/v1/webhook_endpoints/${endpointId}/receipts`, { method: 'POST', key: hooksKey, body: { event_id: eventId, at: 1 } });
+	const extra = await call(suite.server, `/api/v1/webhook_endpoints/${endpointId}/receipts`, { method: 'POST', key: suite.key, body: { event_id: eventId, at: 1 } });
 	expectProblem(extra, 400, 'invalid_request');
 	// None of that received it.
 	expect((await receipt(endpointId, eventId)).body.first).toBe(true);
 	// A deleted endpoint receives nothing.
-	await call(server, `/api/v1/webhook_endpoints/${endpointId}`, { method: 'DELETE', key: hooksKey });
+	await call(suite.server, `/api/v1/webhook_endpoints/${endpointId}`, { method: 'DELETE', key: suite.key });
 	expectProblem(await receipt(endpointId, eventId), 404, 'not_found');
 });
