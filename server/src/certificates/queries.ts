@@ -1,10 +1,12 @@
-import type { Table } from '../db/table';
+import type { Read, Table } from '../db/table';
 import type { Where } from '../db/where';
 import type { Certificate } from './model';
 
-export type CertificateRow = Pick<
-	Certificate,
-	'id' | 'studentId' | 'courseId' | 'enrollmentId' | 'issuedAt' | 'expiresAt' | 'verificationCode'
+export type CertificateRow = Read<
+	Pick<
+		Certificate,
+		'id' | 'studentId' | 'courseId' | 'enrollmentId' | 'issuedAt' | 'expiresAt' | 'verificationCode'
+	>
 >;
 
 export const CERTIFICATES: Table<CertificateRow> = {

@@ -1,8 +1,20 @@
+/**
+ * A moment as the code holds it: a Date (a model's attribute), or the ISO 8601 text a list or GET
+ * read from the database (db/table.ts reads timestamps through `isoText`), which is already the
+ * API's form: a page of rows is shown without a Date made and formatted again per timestamp.
+ */
+export type Timestamp = Date | string;
+
 /** The API's one timestamp format: ISO 8601, UTC, milliseconds, `Z`. */
-export function iso(date: Date): string;
-export function iso(date: Date | null): string | null;
-export function iso(date: Date | null): string | null {
-	return date === null ? null : date.toISOString();
+export function iso(time: Timestamp): string;
+export function iso(time: Timestamp | null): string | null;
+export function iso(time: Timestamp | null): string | null {
+	return time === null || typeof time === 'string' ? time : time.toISOString();
+}
+
+/** Milliseconds since the epoch, to compare a Timestamp with a time. */
+export function epochMs(time: Timestamp): number {
+	return typeof time === 'string' ? Date.parse(time) : time.getTime();
 }
 
 /**

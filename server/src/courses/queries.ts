@@ -1,10 +1,10 @@
 import { database } from '../db';
-import type { Table } from '../db/table';
+import type { Read, Table } from '../db/table';
 import type { Where } from '../db/where';
 import { searchCondition } from '../search/words';
 import type { Course } from './model';
 
-export type CourseRow = Pick<Course, 'id' | 'title' | 'description' | 'status' | 'publishedAt' | 'createdAt' | 'updatedAt'>;
+export type CourseRow = Read<Pick<Course, 'id' | 'title' | 'description' | 'status' | 'publishedAt' | 'createdAt' | 'updatedAt'>>;
 
 /** The API shows published courses only: a draft is invisible (404), not forbidden. */
 export const COURSES: Table<CourseRow> = {

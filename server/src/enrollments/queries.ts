@@ -1,10 +1,12 @@
-import type { Table } from '../db/table';
+import type { Read, Table } from '../db/table';
 import type { Where } from '../db/where';
 import type { Enrollment } from './model';
 
-export type EnrollmentRow = Pick<
-	Enrollment,
-	'id' | 'studentId' | 'courseId' | 'status' | 'progressPercent' | 'enrolledAt' | 'completedAt' | 'dueAt' | 'createdAt' | 'updatedAt'
+export type EnrollmentRow = Read<
+	Pick<
+		Enrollment,
+		'id' | 'studentId' | 'courseId' | 'status' | 'progressPercent' | 'enrolledAt' | 'completedAt' | 'dueAt' | 'createdAt' | 'updatedAt'
+	>
 >;
 
 export const ENROLLMENTS: Table<EnrollmentRow> = {

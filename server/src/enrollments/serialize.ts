@@ -1,9 +1,9 @@
-import { iso } from '../common/time';
+import { epochMs, iso } from '../common/time';
 import type { EnrollmentRow } from './queries';
 
 /** SPEC §17: an active enrollment whose deadline has passed (at `now`, the moment of the answer). */
 export function isOverdue({ status, dueAt }: Pick<EnrollmentRow, 'status' | 'dueAt'>, now = Date.now()): boolean {
-	return status === 'active' && dueAt !== null && dueAt.getTime() <= now;
+	return status === 'active' && dueAt !== null && epochMs(dueAt) <= now;
 }
 
 export function serializeEnrollment(enrollment: EnrollmentRow) {

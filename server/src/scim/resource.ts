@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 
-import { iso } from '../common/time';
+import { epochMs, iso } from '../common/time';
 import type { UserRow } from '../users/queries';
 import { USER_SCHEMA, type UserResource } from './schema';
 
@@ -24,7 +24,7 @@ export function nameParts(name: string): { givenName: string; familyName?: strin
  * through any door (API, SCIM, CLI) moves.
  */
 export function versionOf(user: Pick<UserRow, 'updatedAt'>): string {
-	return `W/"${user.updatedAt.getTime()}"`;
+	return `W/"${epochMs(user.updatedAt)}"`;
 }
 
 /** A user as SCIM shows it (RFC 7643 §4.1, with the attributes of scim/schema.ts). */

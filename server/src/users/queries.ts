@@ -1,11 +1,11 @@
 import { database } from '../db';
-import type { Table } from '../db/table';
+import type { Read, Table } from '../db/table';
 import type { Where } from '../db/where';
 import { searchCondition } from '../search/words';
 import type { User } from './model';
 
 /** A user as the API reads one: what serializeUser shows. */
-export type UserRow = Pick<User, 'id' | 'name' | 'email' | 'role' | 'status' | 'externalId' | 'createdAt' | 'updatedAt' | 'deactivatedAt'>;
+export type UserRow = Read<Pick<User, 'id' | 'name' | 'email' | 'role' | 'status' | 'externalId' | 'createdAt' | 'updatedAt' | 'deactivatedAt'>>;
 
 export const USERS: Table<UserRow> = {
 	name: 'users',

@@ -1,10 +1,10 @@
 import type { Database } from '../db';
-import type { Table } from '../db/table';
+import type { Read, Table } from '../db/table';
 import { EVENT_COLUMNS } from '../events/queries';
 import type { WebhookEndpoint } from './model';
 
 /** An endpoint as the API reads one: never its secret. */
-export type EndpointRow = Pick<WebhookEndpoint, 'id' | 'url' | 'events' | 'description' | 'status' | 'createdAt'>;
+export type EndpointRow = Read<Pick<WebhookEndpoint, 'id' | 'url' | 'events' | 'description' | 'status' | 'createdAt'>>;
 
 export const ENDPOINTS: Table<EndpointRow> = {
 	name: 'webhook_endpoints',

@@ -1,3 +1,4 @@
+import { iso } from '../common/time';
 import type { EndpointRow } from './queries';
 
 /** An endpoint as the API shows it: never the secret (that is added once, by create). */
@@ -8,6 +9,6 @@ export function serializeEndpoint(endpoint: EndpointRow): Record<string, unknown
 		events: endpoint.events.split(' ').filter(Boolean),
 		description: endpoint.description,
 		status: endpoint.status,
-		created_at: endpoint.createdAt.toISOString(),
+		created_at: iso(endpoint.createdAt),
 	};
 }

@@ -1,23 +1,25 @@
-import type { Table } from '../../db/table';
+import type { Read, Table } from '../../db/table';
 import type { WebhookDelivery } from '../model';
 
 /** A delivery as the API reads one. */
-export type DeliveryRow = Pick<
-	WebhookDelivery,
-	| 'id'
-	| 'endpointId'
-	| 'eventId'
-	| 'eventType'
-	| 'status'
-	| 'attempts'
-	| 'lastStatusCode'
-	| 'lastError'
-	| 'lastAttemptAt'
-	| 'nextAttemptAt'
-	| 'deliveredAt'
-	| 'lastRequest'
-	| 'lastResponseBody'
-	| 'createdAt'
+export type DeliveryRow = Read<
+	Pick<
+		WebhookDelivery,
+		| 'id'
+		| 'endpointId'
+		| 'eventId'
+		| 'eventType'
+		| 'status'
+		| 'attempts'
+		| 'lastStatusCode'
+		| 'lastError'
+		| 'lastAttemptAt'
+		| 'nextAttemptAt'
+		| 'deliveredAt'
+		| 'lastRequest'
+		| 'lastResponseBody'
+		| 'createdAt'
+	>
 >;
 
 /** An endpoint's delivery log, newest first: what an operator looks at is what just happened. */

@@ -1,7 +1,6 @@
+import { iso } from '../../common/time';
 import type { SentRequest } from '../exchange';
 import type { DeliveryRow } from './queries';
-
-const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 /**
  * A delivery as the API shows it. `next_attempt_at` only while one is owed (pending); a
@@ -24,7 +23,7 @@ export function serializeDelivery(row: DeliveryRow): Record<string, unknown> {
 		last_attempt_at: iso(row.lastAttemptAt),
 		next_attempt_at: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
 		delivered_at: iso(row.deliveredAt),
-		created_at: row.createdAt.toISOString(),
+		created_at: iso(row.createdAt),
 		last_request: row.lastRequest ? (JSON.parse(row.lastRequest) as SentRequest) : null,
 		last_response: row.lastStatusCode === null ? null : { status: Number(row.lastStatusCode), body: row.lastResponseBody },
 	};
