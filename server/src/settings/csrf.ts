@@ -1,6 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 
+import { cookieValues } from './session';
+
 /**
  * CSRF protection for every settings form, without a session row per anonymous visitor.
  *
@@ -50,11 +52,7 @@ function signedIn(req: Request): boolean {
 }
 
 function cookieToken(req: Request): string | undefined {
-	for (const part of (req.headers.cookie ?? '').split(';')) {
-		const [name, value] = part.trim().split('=', 2);
-		if (name === CSRF_COOKIE && TOKEN_SHAPE.test(value ?? '')) return value;
-	}
-	return undefined;
+	return cookieValues(req, CSRF_COOKIE).find((value) => TOKEN_SHAPE.test(value));
 }
 
 function cookieOptions(req: Request) {

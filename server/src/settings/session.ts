@@ -23,6 +23,14 @@ declare module 'express-session' {
 	}
 }
 
+/** What the request's Cookie header gives `name`, in order: a browser sends a name twice when two paths set it. */
+export function cookieValues(req: Request, name: string): string[] {
+	return (req.headers.cookie ?? '').split(';').flatMap((part) => {
+		const at = part.indexOf('=');
+		return at > 0 && part.slice(0, at).trim() === name ? [part.slice(at + 1).trim()] : [];
+	});
+}
+
 /**
  * Sessions live in the `sessions` table (migration 0002) through connect-session-sequelize;
  * the table is created by migrations, so the store's own sync() is never called.

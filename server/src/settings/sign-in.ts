@@ -8,7 +8,7 @@ import { attemptedEmail, beginSignIn, couldBeAccount, finishSignIn, SignInThrott
 import { User } from '../users/model';
 import { hashPassword, needsRehash, verifyPassword } from '../users/password';
 import { clearSignInToken } from './csrf';
-import { redirectAfterSave, SESSION_COOKIE } from './session';
+import { cookieValues, redirectAfterSave, SESSION_COOKIE } from './session';
 import { safeNext, textField } from './viewer';
 import type { Views } from './views';
 
@@ -21,14 +21,6 @@ function regenerate(req: Request): Promise<void> {
 
 function destroy(req: Request): Promise<void> {
 	return new Promise((resolve, reject) => req.session.destroy((err?: Error) => (err ? reject(err) : resolve())));
-}
-
-function cookie(req: Request, name: string): string | undefined {
-	for (const part of (req.headers.cookie ?? '').split(';')) {
-		const at = part.indexOf('=');
-		if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
-	}
-	return undefined;
 }
 
 /** /login and /logout. */
@@ -49,7 +41,7 @@ export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 		let attempt;
 		try {
 			// A browser that signed in to this account before is counted apart (sign-in/throttle.ts).
-			const device = devices.verify(cookie(req, DEVICE_COOKIE), attemptedEmail(email));
+			const device = devices.verify(cookieValues(req, DEVICE_COOKIE)[0], attemptedEmail(email));
 			attempt = await beginSignIn(email, { ip: req.ip ?? 'unknown', userAgent: req.get('user-agent'), device });
 		} catch (err) {
 			if (!(err instanceof SignInThrottled)) throw err;
