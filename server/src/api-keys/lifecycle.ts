@@ -116,16 +116,19 @@ async function claimActive(
 	apiKey.set(changes);
 }
 
-/**
- * Replaces a key: a new secret with the same label, scopes and expiry date; the old one fails from the
- * moment this transaction commits. There is deliberately no grace period.
- */
-export async function rotateKey(input: {
+/** Which key (of this organization; of any, for the CLI), changed by whom and from where. */
+export interface KeyChange {
 	keyId: string;
 	organizationId?: string;
 	actor: Actor;
 	origin?: Origin;
-}): Promise<IssuedKey> {
+}
+
+/**
+ * Replaces a key: a new secret with the same label, scopes and expiry date; the old one fails from the
+ * moment this transaction commits. There is deliberately no grace period.
+ */
+export async function rotateKey(input: KeyChange): Promise<IssuedKey> {
 	return writeTransaction(database(), async (transaction) => {
 		const old = await activeKey(input.keyId, input.organizationId, transaction);
 		// Its replacement would be born expired: a new key (with a new date) is what is needed.
@@ -148,12 +151,7 @@ export async function rotateKey(input: {
  * Disables a key at once, with no replacement, and the webhook endpoints it owns with it (SPEC
  * §19). Allowed on any plan: stopping a key is always safe.
  */
-export async function revokeKey(input: {
-	keyId: string;
-	organizationId?: string;
-	actor: Actor;
-	origin?: Origin;
-}): Promise<ApiKey & { disabledEndpoints?: OwnedEndpoint[] }> {
+export async function revokeKey(input: KeyChange): Promise<ApiKey & { disabledEndpoints?: OwnedEndpoint[] }> {
 	return writeTransaction(database(), async (transaction) => {
 		const apiKey = await activeKey(input.keyId, input.organizationId, transaction);
 		await claimActive(apiKey, { status: 'revoked', revokedAt: new Date(), revokedBy: actorId(input.actor) }, transaction);

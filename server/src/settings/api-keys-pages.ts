@@ -4,7 +4,7 @@ import { EXPIRY_REMINDER_DAYS, expiresSoon, sweepKeyExpiry } from '../api-keys/e
 import { ApiKey, SCOPES } from '../api-keys/model';
 import { listAuditEvents } from '../api-keys/audit';
 import { KeyRuleError, type KeyRuleCode } from '../api-keys/errors';
-import { createKey, listKeys, revokeKey, rotateKey, type IssuedKey } from '../api-keys/lifecycle';
+import { createKey, listKeys, revokeKey, rotateKey, type IssuedKey, type KeyChange } from '../api-keys/lifecycle';
 import { User } from '../users/model';
 import { WebhookEndpoint } from '../webhooks/model';
 import { endpointsOfKey } from '../webhooks/owners';
@@ -209,7 +209,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	});
 
 	/** Rotate and revoke: the key service's call, then what the page says; a broken rule is said on the keys page. */
-	const keyAction = <T>(action: 'rotate' | 'revoke', call: (input: Parameters<typeof rotateKey>[0]) => Promise<T>, then: (req: Request, res: Response, result: T) => Promise<void>) =>
+	const keyAction = <T>(action: 'rotate' | 'revoke', call: (input: KeyChange) => Promise<T>, then: (req: Request, res: Response, result: T) => Promise<void>) =>
 		router.post(`${BASE}/:keyId/${action}`, async (req, res) => {
 			try {
 				await then(req, res, await call({ keyId: req.params.keyId, ...asViewer(req, res) }));

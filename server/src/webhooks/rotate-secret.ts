@@ -1,12 +1,11 @@
 import type { Actor, Origin } from '../api-keys/audit';
-import { writeAudit } from '../api-keys/audit';
 import { randomBase62 } from '../common/ids';
 import type { WebhookConfig } from '../config';
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { WebhookEndpoint } from './model';
 import { sealSecret } from './secrets';
-import { findEndpoint, SECRET_PREFIX } from './service';
+import { auditEndpoint, findEndpoint, SECRET_PREFIX } from './service';
 
 /** SPEC §19: after a rotation the old secret keeps signing beside the new one for this long. */
 export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
@@ -45,12 +44,7 @@ export async function rotateSecret(input: {
 		if (!found) return undefined;
 		const endpoint = (await WebhookEndpoint.findByPk(found.id, { transaction, lock: transaction.LOCK.UPDATE }))!;
 		await endpoint.update({ previousSecret: endpoint.secret, previousSecretUntil: previousUntil, secret: sealed }, { transaction });
-		await writeAudit(
-			{ organizationId: endpoint.organizationId, action: 'webhook.rotated', apiKeyId: endpoint.apiKeyId ?? '', webhookEndpointId: endpoint.id },
-			input.actor,
-			input.origin ?? {},
-			transaction,
-		);
+		await auditEndpoint('webhook.rotated', endpoint, input, transaction);
 		return { endpoint, secret, previousUntil };
 	});
 }

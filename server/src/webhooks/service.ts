@@ -1,6 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 
-import { ApiKey, type Scope } from '../api-keys/model';
+import { ApiKey, type AuditAction, type Scope } from '../api-keys/model';
 import { writeAudit, type Actor, type Origin } from '../api-keys/audit';
 import { AuthError } from '../api-keys/errors';
 import { newId, randomBase62 } from '../common/ids';
@@ -93,15 +93,20 @@ export async function createEndpoint(input: {
 			},
 			{ transaction },
 		);
-		await writeAudit(
-			{ organizationId: input.organizationId, action: 'webhook.created', apiKeyId: input.apiKeyId ?? '', webhookEndpointId: created.id },
-			input.actor,
-			origin,
-			transaction,
-		);
+		await auditEndpoint('webhook.created', created, { actor: input.actor, origin }, transaction);
 		return created;
 	});
 	return { endpoint, secret };
+}
+
+/** The audit log's line for a change to an endpoint, under the key that owns it ('' for none). */
+export function auditEndpoint(action: AuditAction, endpoint: WebhookEndpoint, by: { actor: Actor; origin?: Origin }, transaction: Transaction): Promise<void> {
+	return writeAudit(
+		{ organizationId: endpoint.organizationId, action, apiKeyId: endpoint.apiKeyId ?? '', webhookEndpointId: endpoint.id },
+		by.actor,
+		by.origin ?? {},
+		transaction,
+	);
 }
 
 /** An endpoint that is not deleted, of this organization (any organization: undefined, for the CLI). */
@@ -135,12 +140,7 @@ export async function deleteEndpoint(input: {
 			{ status: 'failed', lastError: 'endpoint deleted' },
 			{ where: { endpointId: endpoint.id, status: 'pending' }, transaction },
 		);
-		await writeAudit(
-			{ organizationId: endpoint.organizationId, action: 'webhook.deleted', apiKeyId: endpoint.apiKeyId ?? '', webhookEndpointId: endpoint.id },
-			input.actor,
-			input.origin ?? {},
-			transaction,
-		);
+		await auditEndpoint('webhook.deleted', endpoint, input, transaction);
 		return endpoint;
 	});
 }

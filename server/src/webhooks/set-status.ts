@@ -1,11 +1,10 @@
 import type { Actor, Origin } from '../api-keys/audit';
-import { writeAudit } from '../api-keys/audit';
 import { ApiKey } from '../api-keys/model';
 import { RuleError } from '../common/rule-error';
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { WebhookEndpoint } from './model';
-import { findEndpoint } from './service';
+import { auditEndpoint, findEndpoint } from './service';
 
 export class EndpointKeyInactiveError extends RuleError {
 	constructor(endpointId: string) {
@@ -53,17 +52,7 @@ export async function setEndpointStatus(input: {
 				? { status: input.status, disabledReason: null, failingSince: null }
 				: { status: input.status, disabledReason: 'disabled on Settings → Webhooks' };
 		await endpoint.update(changes, { transaction });
-		await writeAudit(
-			{
-				organizationId: endpoint.organizationId,
-				action: input.status === 'enabled' ? 'webhook.enabled' : 'webhook.disabled',
-				apiKeyId: endpoint.apiKeyId ?? '',
-				webhookEndpointId: endpoint.id,
-			},
-			input.actor,
-			input.origin ?? {},
-			transaction,
-		);
+		await auditEndpoint(input.status === 'enabled' ? 'webhook.enabled' : 'webhook.disabled', endpoint, input, transaction);
 		return endpoint;
 	});
 }
