@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 
+import type { Actor, Origin } from '../api-keys/audit';
 import type { Scope } from '../api-keys/model';
 import { authenticate, type Caller } from '../api-keys/authenticate';
 import { problems } from '../common/problem';
@@ -17,6 +18,16 @@ export function callerOf(res: Response): Caller {
 	const caller = res.locals.caller as Caller | undefined;
 	if (!caller) throw new Error('callerOf() used on a route without a key check');
 	return caller;
+}
+
+/** Who an audited change through the API is by: the calling key, in its organization. */
+export function asCaller(caller: Caller): { organizationId: string; actor: Actor } {
+	return { organizationId: caller.organization.id, actor: { kind: 'key', id: caller.apiKey.id, name: 'API key' } };
+}
+
+/** Where a request came from, as the audit log keeps it. */
+export function originOf(req: Request): Required<Origin> {
+	return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null };
 }
 
 /**

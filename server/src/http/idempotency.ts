@@ -6,7 +6,7 @@ import stringify from 'safe-stable-stringify';
 import { problems } from '../common/problem';
 import { claimKey, keepAnswer, releaseKey, type KeyedRequest } from '../idempotency/keys';
 import { answerOf, sendAnswerText, type Answer, type WriteHandler, type WriteRequest } from './answer';
-import { callerOf } from './auth';
+import { callerOf, originOf } from './auth';
 import { requestIdOf } from './request-id';
 
 /**
@@ -85,7 +85,7 @@ export function writeStep(handler: WriteHandler): RequestHandler {
 			params: req.params as Record<string, string>,
 			caller,
 			requestId: requestIdOf(req),
-			origin: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+			origin: originOf(req),
 		};
 		const key = res.locals.idempotencyKey as string | undefined;
 		if (key === undefined) {

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 import type { Actor, Origin } from '../api-keys/audit';
+import { originOf } from '../http/auth';
 import { Organization } from '../organizations/model';
 import { hasApiAccess } from '../organizations/plan';
 import { User } from '../users/model';
@@ -87,7 +88,7 @@ export function asViewer(req: Request, res: Response): { organizationId: string;
 	return {
 		organizationId: organization.id,
 		actor: { kind: 'user', id: user.id, name: user.email },
-		origin: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+		origin: originOf(req),
 	};
 }
 

@@ -2,6 +2,7 @@ import { problems } from '../common/problem';
 import { visibleTypes } from '../events/list';
 import { scopeOf, type EventType } from '../events/types';
 import { created, type WriteHandler } from '../http/answer';
+import { asCaller } from '../http/auth';
 import type { AppDeps } from '../http/deps';
 import { parseBody } from '../http/validate';
 import { ALL_EVENTS } from './event-types';
@@ -25,14 +26,13 @@ export function createWebhookEndpoint({ config }: Pick<AppDeps, 'config'>): Writ
 		if (hidden) throw problems.insufficientScope(scopeOf(hidden as EventType));
 		// A refused URL or a full organization is a RuleError: http/rule-problems.ts answers it.
 		const { endpoint, secret } = await createEndpoint({
-			organizationId: caller.organization.id,
 			url: body.url,
 			events: body.events,
 			description: body.description || null,
 			apiKeyId: caller.apiKey.id,
-			actor: { kind: 'key', id: caller.apiKey.id, name: 'API key' },
 			origin,
 			config: config.webhooks,
+			...asCaller(caller),
 		});
 		const record = serializeEndpoint(endpoint);
 		return created(`/api/v1/webhook_endpoints/${endpoint.id}`, { ...record, secret }, record);

@@ -1,6 +1,7 @@
 import { isIdOf } from '../common/id-shapes';
 import { problems } from '../common/problem';
 import { ok, type WriteHandler } from '../http/answer';
+import { asCaller } from '../http/auth';
 import type { AppDeps } from '../http/deps';
 import { parseBody } from '../http/validate';
 import { emptyBody } from './deliveries/empty-body';
@@ -16,13 +17,7 @@ export function rotateWebhookSecret({ config }: Pick<AppDeps, 'config'>): WriteH
 	return async ({ body, params, caller, origin }) => {
 		parseBody(emptyBody, body ?? {});
 		const rotated = isIdOf('webhookEndpoint', params.id)
-			? await rotateSecret({
-					organizationId: caller.organization.id,
-					id: params.id,
-					actor: { kind: 'key', id: caller.apiKey.id, name: 'API key' },
-					origin,
-					config: config.webhooks,
-				})
+			? await rotateSecret({ id: params.id, origin, config: config.webhooks, ...asCaller(caller) })
 			: undefined;
 		if (!rotated) throw problems.notFound('webhook endpoint');
 		const record = { ...serializeEndpoint(rotated.endpoint), previous_secret_expires_at: rotated.previousUntil.toISOString() };
