@@ -10,10 +10,12 @@
  */
 import { CERTIFICATES } from '../../server/src/certificates/queries';
 import { Certificate } from '../../server/src/certificates/model';
+import { createKey } from '../../server/src/api-keys/lifecycle';
 import { Course } from '../../server/src/courses/model';
 import { newestFirstOf, countRows, readPage, type Table } from '../../server/src/db/table';
 import { Where } from '../../server/src/db/where';
 import { Enrollment } from '../../server/src/enrollments/model';
+import { Organization } from '../../server/src/organizations/model';
 import { STUDENT_AND_COURSE } from '../../server/src/enrollments/list';
 import { ENROLLMENTS } from '../../server/src/enrollments/queries';
 import { User } from '../../server/src/users/model';
@@ -169,4 +171,33 @@ describe('GET /api/v1/users?search=&role=: the same items and total as the gener
 			await ghost.destroy();
 		}
 	});
+});
+
+describe('GET /api/v1/users?search=: matches all late in a long list', () => {
+	test('the first walk holds none of them, the whole window does: the same items and total as the general read', async () => {
+		// 3,000 users, the 300 that match created last: the page is expected within the first
+		// 500 of the walk, and lies past its first window (4 × 500 entries).
+		const organization = await Organization.create({ name: 'Walkers', slug: 'walkers', plan: 'enterprise' });
+		const people = Array.from({ length: 3_000 }, (_, i) => ({
+			organizationId: organization.id,
+			name: i < 2_700 ? `Early Walker ${i}` : `Late Walker ${i}`,
+			email: `walker${i}@walkers.example`,
+			role: 'student' as const,
+			passwordHash: null,
+			createdAt: at(1_000 + i),
+		}));
+		await User.bulkCreate(people);
+		const { secret: key } = await createKey({ organizationId: organization.id, label: 'walkers', scopes: ['read:users'], actor: { kind: 'cli' } });
+		for (const page of [1, 2, 6, 7]) {
+			const reply = await call(server, `/api/v1/users?search=late&per_page=50&page=${page}`, { key });
+			const body = reply.body as { data: Array<{ id: string }>; pagination: { total: number } };
+			const where = new Where();
+			searchCondition(where, 'user', organization.id, 'late');
+			expect({ ids: body.data.map((r) => r.id), total: body.pagination.total }).toEqual({
+				ids: (await readPage(USERS, where, { page, perPage: 50 })).map((r) => r.id),
+				total: await countRows(USERS, where),
+			});
+		}
+		expect(((await call(server, '/api/v1/users?search=late&per_page=50', { key })).body as { pagination: { total: number } }).pagination.total).toBe(300);
+	}, 60_000);
 });
