@@ -26,28 +26,23 @@ type Row = Record<string, unknown>;
 type Query = (name: string, sql: string, params: unknown[]) => Promise<Row[]>;
 
 /**
- * Prepared statements: sqlite3 Statements kept open on two connections (as many as the server
- * reads on; a query goes to the less busy one), or pg named statements on a pool of 10.
+ * Prepared statements: sqlite3 Statements kept open on one connection (as many as the server
+ * reads on: Sequelize's SQLite pool is one connection), or pg named statements on a pool of 10
+ * (the server's default DATABASE_POOL_MAX).
  */
 function driver(databaseUrl: string): Query {
 	if (databaseUrl.startsWith('sqlite:')) {
-		const connections = [0, 1].map(() => {
-			const db = new sqlite3.Database(databaseUrl.slice('sqlite:'.length), sqlite3.OPEN_READONLY);
-			db.configure('busyTimeout', 5000);
-			return { db, busy: 0, statements: new Map<string, sqlite3.Statement>() };
-		});
+		const db = new sqlite3.Database(databaseUrl.slice('sqlite:'.length), sqlite3.OPEN_READONLY);
+		db.configure('busyTimeout', 5000);
+		const statements = new Map<string, sqlite3.Statement>();
 		return (name, sql, params) => {
-			const connection = connections[0].busy <= connections[1].busy ? connections[0] : connections[1];
-			let statement = connection.statements.get(name);
+			let statement = statements.get(name);
 			if (!statement) {
 				// In SQLite `$1` is a name; `?1` is the numbered parameter the array binds to.
-				statement = connection.db.prepare(sql.replace(/\$(\d+)/g, '?$1'));
-				connection.statements.set(name, statement);
+				statement = db.prepare(sql.replace(/\$(\d+)/g, '?$1'));
+				statements.set(name, statement);
 			}
-			connection.busy++;
-			return new Promise<Row[]>((resolve, reject) =>
-				statement.all(params, (err: Error | null, rows: Row[]) => (err ? reject(err) : resolve(rows))),
-			).finally(() => connection.busy--);
+			return new Promise<Row[]>((resolve, reject) => statement.all(params, (err: Error | null, rows: Row[]) => (err ? reject(err) : resolve(rows))));
 		};
 	}
 	const pool = new Pool({ connectionString: databaseUrl, max: 10 });
