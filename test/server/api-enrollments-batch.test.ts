@@ -90,6 +90,55 @@ describe('200: every item answered in order, as its own POST would be', () => {
 		}
 	});
 
+	test('what the batch reads before its first item answers each item as its POST: a deactivated student, ids of no id shape, one student in two courses', async () => {
+		const [a, gone] = await newStudents(2);
+		await gone.update({ status: 'deactivated' });
+		const { intro, advanced } = world.courses;
+		const items = [
+			{ student_id: gone.id, course_id: intro.id },
+			{ student_id: 'usr_\u0000', course_id: intro.id },
+			{ student_id: a.id, course_id: 'crs_\u0000' },
+			{ student_id: a.id, course_id: intro.id },
+			{ student_id: a.id, course_id: advanced.id },
+			{ student_id: 'not-an-id', course_id: 'not-an-id' },
+		];
+		const data = (await postBatch({ items })).body.data as Array<{ status: number; body: Record<string, unknown> }>;
+		expect(data.map((d) => [d.status, d.body.code])).toEqual([
+			[422, 'user_deactivated'],
+			[422, 'student_not_found'],
+			[422, 'course_not_found'],
+			[201, undefined],
+			[201, undefined],
+			[422, 'student_not_found'],
+		]);
+		for (const index of [0, 1, 2, 5]) {
+			const single = await postOne(items[index]);
+			expect([index, single.status, withoutRequestId(single.body)]).toEqual([index, data[index].status, withoutRequestId(data[index].body)]);
+		}
+		for (const index of [3, 4]) expect((await postOne(items[index])).body.enrollment_id).toBe(data[index].body.id);
+	});
+
+	test('a student deactivated after the batch read them: their item is refused, for each item checks again in its transaction', async () => {
+		const [a, b, c] = await newStudents(3);
+		const real = enroll.enrollStudent;
+		// Between item 0 and item 1, as a concurrent PATCH would: the batch has read b as active.
+		const spy = jest.spyOn(enroll, 'enrollStudent').mockImplementation(async (org, student, course, dueAt, reads) => {
+			if (student === b.id) await User.update({ status: 'deactivated' }, { where: { id: b.id } });
+			return real(org, student, course, dueAt, reads);
+		});
+		try {
+			const reply = await postBatch({ items: [a, b, c].map((s) => ({ student_id: s.id, course_id: world.courses.intro.id })) });
+			expect(reply.body.data.map((d: { status: number; body: { code?: string } }) => [d.status, d.body.code])).toEqual([
+				[201, undefined],
+				[422, 'user_deactivated'],
+				[201, undefined],
+			]);
+		} finally {
+			spy.mockRestore();
+		}
+		expect(await enrollmentsOf([b])).toBe(0);
+	});
+
 	test('100 items: 100 enrollments, one count against the per-IP limit', async () => {
 		const students = await newStudents(100);
 		const before = Number((await call(server, '/api/v1/openapi.json')).headers.get('x-ratelimit-remaining'));

@@ -1,8 +1,8 @@
 import Joi from 'joi';
 
-import { created, type WriteHandler } from '../http/answer';
+import { created, type Answer, type WriteRequest } from '../http/answer';
 import { dateTimeParam, parseBody } from '../http/validate';
-import { enrollStudent } from './enroll';
+import { EnrollmentReads, enrollStudent } from './enroll';
 import { serializeEnrollment } from './serialize';
 
 /**
@@ -24,10 +24,24 @@ export const createEnrollmentBody = Joi.object<{ student_id: string; course_id: 
 	.required()
 	.unknown(false);
 
-/** POST /api/v1/enrollments, and each item of POST /api/v1/enrollments/batch. */
-export const createEnrollment: WriteHandler = async ({ body, caller }) => {
+/** POST /api/v1/enrollments, and each item of POST /api/v1/enrollments/batch (with the batch's reads). */
+export const createEnrollment = async ({ body, caller }: WriteRequest, reads?: EnrollmentReads): Promise<Answer> => {
 	const { student_id, course_id, due_at } = parseBody(createEnrollmentBody, body);
 	const dueAt = typeof due_at === 'string' ? new Date(due_at) : null;
-	const enrollment = await enrollStudent(caller.organization.id, student_id, course_id, dueAt);
+	const enrollment = await enrollStudent(caller.organization.id, student_id, course_id, dueAt, reads);
 	return created(`/api/v1/enrollments/${enrollment.id}`, serializeEnrollment(enrollment));
 };
+
+/**
+ * POST /api/v1/enrollments/batch, before its first item: what every item's rules read, at once
+ * (a body that is not a valid item reads nothing here, and is refused by its own check).
+ */
+export function readForItems({ caller }: WriteRequest, bodies: readonly unknown[]): Promise<EnrollmentReads> {
+	return EnrollmentReads.of(
+		caller.organization.id,
+		bodies.map((body) => {
+			const { student_id, course_id } = body as { student_id?: unknown; course_id?: unknown };
+			return { studentId: student_id, courseId: course_id };
+		}),
+	);
+}

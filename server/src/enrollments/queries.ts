@@ -1,3 +1,4 @@
+import type { Database } from '../db';
 import type { Read, Table } from '../db/table';
 import type { Where } from '../db/where';
 import type { Enrollment } from './model';
@@ -47,3 +48,24 @@ export function enrollmentConditions(where: Where, { student_id, course_id, stat
 	if (overdue === 'true') where.and((p) => `status = 'active' AND due_at <= ${p}`, new Date());
 	if (overdue === 'false') where.and((p) => `(status <> 'active' OR due_at IS NULL OR due_at > ${p})`, new Date());
 }
+
+/** The elements of a JSON array parameter as rows of one column, `value`. */
+const elements = (db: Database, param: string) =>
+	db.dialect === 'postgres' ? `SELECT value FROM json_array_elements_text(${param}::json) AS value` : `SELECT value FROM json_each(${param})`;
+
+/**
+ * What enrolling reads before its transaction (enrollments/enroll.ts), for any number of requests
+ * at once: `$1` the organization, `$2` a JSON array of ids. A batch of 100 items reads its
+ * students in one statement instead of 100.
+ */
+export const STUDENTS_NAMED = (db: Database) => `SELECT id, role, status FROM users WHERE organization_id = $1 AND id IN (${elements(db, '$2')})`;
+export const COURSES_NAMED = (db: Database) => `SELECT id, status FROM courses WHERE organization_id = $1 AND id IN (${elements(db, '$2')})`;
+
+/** The enrollments of the pairs in `$1`, a JSON array of [student id, course id] (the unique index on the pair answers each). */
+export const ENROLLMENTS_OF_PAIRS = (db: Database) =>
+	db.dialect === 'postgres'
+		? `SELECT e.id, e.student_id, e.course_id FROM json_array_elements($1::json) AS p JOIN enrollments AS e ON e.student_id = p ->> 0 AND e.course_id = p ->> 1`
+		: `SELECT e.id, e.student_id, e.course_id FROM json_each($1) AS p JOIN enrollments AS e ON e.student_id = p.value ->> 0 AND e.course_id = p.value ->> 1`;
+
+/** The user's status inside an enrollment's transaction, under a share lock of the row on PostgreSQL (enrollments/enroll.ts says why). */
+export const STUDENT_STATUS_LOCKED = (db: Database) => `SELECT status FROM users WHERE id = $1${db.dialect === 'postgres' ? ' FOR SHARE' : ''}`;

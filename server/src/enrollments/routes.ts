@@ -1,5 +1,5 @@
 import { collectionRoutes } from '../http/routes';
-import { createEnrollment } from './create';
+import { createEnrollment, readForItems } from './create';
 import { getEnrollment } from './get';
 import { listEnrollments } from './list';
 import { updateEnrollment } from './update';
@@ -9,4 +9,5 @@ export const enrollmentRoutes = collectionRoutes('/enrollments', 'read:enrollmen
 	create: createEnrollment,
 	get: getEnrollment,
 	update: updateEnrollment,
+	readForBatch: readForItems,
 });

@@ -1,7 +1,7 @@
 import type { Application, RequestHandler } from 'express';
 
 import type { Scope } from '../api-keys/model';
-import type { WriteHandler } from './answer';
+import type { Answer, WriteHandler, WriteRequest } from './answer';
 import { checkCaller } from './auth';
 import { batchOf } from './batch';
 import { methodNotAllowed } from './errors';
@@ -37,20 +37,29 @@ export interface WriteOperation {
 
 export type RouteTable = Record<string, { get?: Operation; delete?: Operation; post?: WriteOperation; patch?: WriteOperation }>;
 
+interface CollectionHandlers<Reads> {
+	list: RequestHandler;
+	create: (request: WriteRequest, reads?: Reads) => Promise<Answer>;
+	get: RequestHandler;
+	update: WriteHandler;
+	readForBatch?: (request: WriteRequest, bodies: readonly unknown[]) => Promise<Reads>;
+}
+
 /**
  * A collection the API both reads and writes (users, enrollments): list and create, up to 100
  * creates in one request (SPEC §18), get and update one. The batch path comes before /:id, which
- * would otherwise take it (and answer 405).
+ * would otherwise take it (and answer 405). `readForBatch`, when given, reads what a batch's items
+ * need at once before the first runs, and each create is given it (http/batch.ts).
  */
-export function collectionRoutes(
+export function collectionRoutes<Reads>(
 	path: string,
 	read: Scope,
 	write: Scope,
-	{ list, create, get, update }: { list: RequestHandler; create: WriteHandler; get: RequestHandler; update: WriteHandler },
+	{ list, create, get, update, readForBatch }: CollectionHandlers<Reads>,
 ): RouteTable {
 	return {
 		[path]: { get: { scope: read, handlers: [list] }, post: { scope: write, write: create } },
-		[`${path}/batch`]: { post: { scope: write, write: batchOf(create), bodyLimit: BATCH_BODY_LIMIT } },
+		[`${path}/batch`]: { post: { scope: write, write: batchOf(create, readForBatch), bodyLimit: BATCH_BODY_LIMIT } },
 		[`${path}/:id`]: { get: { scope: read, handlers: [get] }, patch: { scope: write, write: update } },
 	};
 }
