@@ -6,11 +6,16 @@
  * where one request per item would be 10,000: at least 99 windows of the limit, 99 minutes.
  *
  * Every request n8n sends goes through a loopback proxy that counts it (credential reads and
- * anything else included). The floor is the return-all benchmark's: the limiter's window opens at
- * the first request, so the requests the job needs, R, wait ⌊(R−1)/100⌋ full windows, and the
- * requests of the last window still take their unthrottled time; that time per request is the
- * same workflow's against a server whose limit is raised, measured in the same round. The wall
- * time is the execution's own (n8n's startedAt → stoppedAt), not n8n's start-up.
+ * anything else included). What SPEC §18 judges: the wall time at the shipped limit against the
+ * floor the limit sets for batches, 100 requests at 100 a minute, one window: 60 s (target ≤ 1.1×,
+ * 66 s). Beside it, the same job against a server whose limit is raised, in the same round, in
+ * alternating order (odd rounds unthrottled first, even rounds limited first, so that whatever
+ * the first or second run of a round pays, n8n's growing database for one, falls on both), and
+ * the floor the counted requests allow: the limiter's window opens at the first request, so R
+ * requests wait ⌊(R−1)/100⌋ full windows and the last window's requests take their unthrottled
+ * time. The wall time is the execution's own (n8n's startedAt → stoppedAt), not n8n's start-up.
+ * `BENCH_N8N_BULK_DB=postgres` runs the LMS on PostgreSQL (a fresh copy of a template database
+ * per run), `sqlite` (the default) on SQLite; `BENCH_POSTGRES_URL` as for every benchmark.
  *
  * Then the retry check: the proxy withholds the answers to four batches after the LMS committed
  * them (it waits for the whole answer, then destroys n8n's connection), the node fails, n8n's
@@ -19,21 +24,27 @@
  * by the API, each output item paired with its input and no id twice.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { Client } from 'pg';
 
 import { cutFirstAnswerOfBatches, startAnswerCuttingProxy, type AnswerCuttingProxy } from '../test/helpers/answer-cutting-proxy';
 import { bulkEnrollWorkflow, ENROLL_NODE } from '../test/n8n/bulk-enroll';
 import { N8nHome, type WorkflowRun } from '../test/n8n/n8n';
 import { prepareToolchain } from '../test/n8n/toolchain';
-import { isLoadedUserActive, loadedUserId, loadSqlite } from './bulk-load';
-import { fmt, heading, lmsCli, median, ROOT, settings, sleep, startLms, table, tempSqlite, type ChildServer } from './lib';
+import { isLoadedUserActive, loadedUserId, loadPostgres, loadSqlite } from './bulk-load';
+import { fmt, heading, lmsCli, median, ROOT, settings, sleep, startLms, table, tempPostgres, tempSqlite, type ChildServer } from './lib';
 
 const PEOPLE = Number(process.env.BENCH_N8N_BULK_ENROLLMENTS ?? 10_000);
 const BATCH = 100;
 const LIMIT_PER_MINUTE = 100;
 const WINDOW_S = 60;
 const TARGET = 1.1;
+/** SPEC §18's floor for the job: 100 batch requests at 100 a minute, one window. */
+const LIMIT_FLOOR_S = 60;
+const RETRY_CHECK = process.env.BENCH_N8N_BULK_RETRY_CHECK !== '0';
+const DATABASE = (process.env.BENCH_N8N_BULK_DB ?? 'sqlite').toLowerCase().startsWith('postgres') ? 'postgres' : 'sqlite';
 /** n8n's cap on Retry On Fail; each lost answer costs one try. */
 const MAX_TRIES = 5;
 /** Where in the job the four lost answers fall (fractions of the batches). */
@@ -85,24 +96,88 @@ function seconds(run: WorkflowRun): number {
 	return (Date.parse(run.stoppedAt) - Date.parse(run.startedAt)) / 1000;
 }
 
+/** The machine's load averages (1, 5, 15 min), for the record: the wall times move with it. */
+function loadAverage(): string {
+	return `load ${loadavg()
+		.map((v) => v.toFixed(1))
+		.join(' ')}`;
+}
+
 /** A SQLite database and its WAL, copied, so every run starts from the same free pairs. */
 function copyDatabase(from: string, to: string): void {
 	for (const suffix of ['', '-wal', '-shm']) if (existsSync(from + suffix)) copyFileSync(from + suffix, to + suffix);
 }
 
+/** Where the LMS keeps its data for the runs: a template made once, a fresh copy of it per run. */
+interface Store {
+	name: string;
+	templateUrl: string;
+	load(organizationId: string, users: number): Promise<void>;
+	/** A copy of the template for one run; `drop` removes it. */
+	copy(run: number): Promise<{ databaseUrl: string; drop(): Promise<void> }>;
+	remove(): Promise<void>;
+}
+
+function sqliteStore(runs: string): Store {
+	const template = tempSqlite();
+	return {
+		name: 'SQLite',
+		templateUrl: template.databaseUrl,
+		load: (organizationId, users) => loadSqlite(template.file, { organizationId, users, enrollments: 0 }),
+		async copy(run) {
+			const file = join(runs, `run-${run}.sqlite`);
+			copyDatabase(template.file, file);
+			return {
+				databaseUrl: `sqlite:${file}`,
+				drop: async () => {
+					for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+				},
+			};
+		},
+		remove: () => template.remove(),
+	};
+}
+
+async function postgresStore(): Promise<Store> {
+	const template = await tempPostgres();
+	const templateName = new URL(template.databaseUrl).pathname.slice(1);
+	const admin = async (sql: string) => {
+		const client = new Client({ connectionString: `${settings.postgresUrl}test` });
+		await client.connect();
+		try {
+			await client.query(sql);
+		} finally {
+			await client.end();
+		}
+	};
+	return {
+		name: 'PostgreSQL',
+		templateUrl: template.databaseUrl,
+		load: (organizationId, users) => loadPostgres(template.databaseUrl, { organizationId, users, enrollments: 0 }),
+		async copy(run) {
+			const name = `${templateName}_run${run}`;
+			await admin(`CREATE DATABASE "${name}" TEMPLATE "${templateName}"`);
+			return { databaseUrl: `${settings.postgresUrl}${name}`, drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+		},
+		remove: () => template.remove(),
+	};
+}
+
 export async function n8nBulkBench(): Promise<void> {
-	heading(`n8n bulk enrollment: ${fmt.int(PEOPLE)} enrollments, LMS Enrollments node in n8n 2.41, default limit (100 requests/minute)`);
+	heading(
+		`n8n bulk enrollment: ${fmt.int(PEOPLE)} enrollments, LMS Enrollments node in n8n 2.41, default limit (100 requests/minute), ${DATABASE === 'postgres' ? 'PostgreSQL' : 'SQLite'}`,
+	);
 	// What test:n8n's global setup does: install (or reuse) n8n and pack the package.
 	const toolchain = await prepareToolchain(ROOT);
 	process.env.LMS_N8N_CACHE = toolchain.cache;
 	process.env.LMS_N8N_TARBALL = toolchain.tarball;
 
-	const template = tempSqlite();
 	const runs = mkdtempSync(join(tmpdir(), 'lms-bench-n8n-bulk-'));
+	const store = DATABASE === 'postgres' ? await postgresStore() : sqliteStore(runs);
 	let proxy: AnswerCuttingProxy | undefined;
 	let home: N8nHome | undefined;
 	try {
-		const demo = JSON.parse(await lmsCli(['seed', '--demo', '--json'], { DATABASE_URL: template.databaseUrl })) as {
+		const demo = JSON.parse(await lmsCli(['seed', '--demo', '--json'], { DATABASE_URL: store.templateUrl })) as {
 			organizations: Array<{ slug: string; id: string }>;
 		};
 		const acme = demo.organizations.find((o) => o.slug === 'acme')!;
@@ -110,13 +185,13 @@ export async function n8nBulkBench(): Promise<void> {
 		const students: string[] = [];
 		let users = 0;
 		for (; students.length < PEOPLE; users++) if (isLoadedUserActive(users)) students.push(loadedUserId(users));
-		await loadSqlite(template.file, { organizationId: acme.id, users, enrollments: 0 });
+		await store.load(acme.id, users);
 		const { key } = JSON.parse(
 			await lmsCli(['keys', 'create', '--org', 'acme', '--label', 'n8n bulk', '--scopes', 'read:courses,read:enrollments,write:enrollments', '--json'], {
-				DATABASE_URL: template.databaseUrl,
+				DATABASE_URL: store.templateUrl,
 			}),
 		) as { key: string };
-		const look = await startLms({ DATABASE_URL: template.databaseUrl, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' });
+		const look = await startLms({ DATABASE_URL: store.templateUrl, RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' });
 		let course: string;
 		let before: number;
 		try {
@@ -137,9 +212,8 @@ export async function n8nBulkBench(): Promise<void> {
 		let round = 0;
 		/** One execution against a fresh copy of the data and a fresh server (a fresh limiter window). */
 		const runOnce = async (env: Record<string, string>): Promise<RunResult> => {
-			const file = join(runs, `run-${++round}.sqlite`);
-			copyDatabase(template.file, file);
-			const server = await startLms({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'warn', ...env });
+			const data = await store.copy(++round);
+			const server = await startLms({ DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'warn', ...env });
 			try {
 				proxy!.target = server.baseUrl;
 				proxy!.clear();
@@ -166,7 +240,7 @@ export async function n8nBulkBench(): Promise<void> {
 				};
 			} finally {
 				await server.stop();
-				for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+				await data.drop();
 			}
 		};
 		const check = (what: string, run: RunResult) => {
@@ -177,87 +251,127 @@ export async function n8nBulkBench(): Promise<void> {
 			}
 		};
 
-		// The retry check: four answers lost after the LMS committed, at the default limit.
-		const batches = Math.ceil(PEOPLE / BATCH);
-		const cutFirstItems = CUT_AT.map((at) => Math.floor(at * batches) * BATCH);
-		proxy.cut = cutFirstAnswerOfBatches(BATCH_PATH, cutFirstItems);
-		console.log(`lost answers: the batches starting at items ${cutFirstItems.join(', ')}, each answered by the LMS and then cut once`);
-		const retried = await runOnce({});
-		proxy.cut = () => false;
-		console.log('');
-		console.log(
-			table(
-				['cut answers', 'tries', 'requests', 'replayed', '429s', 'wall s', 'enrollments (API)', 'output items', 'distinct ids', 'paired', 'errors'],
-				[
+		// The retry check: four answers lost after the LMS committed, at the default limit
+		// (BENCH_N8N_BULK_RETRY_CHECK=0 leaves it out, to time the rounds alone).
+		if (RETRY_CHECK) {
+			const batches = Math.ceil(PEOPLE / BATCH);
+			const cutFirstItems = CUT_AT.map((at) => Math.floor(at * batches) * BATCH);
+			proxy.cut = cutFirstAnswerOfBatches(BATCH_PATH, cutFirstItems);
+			console.log(`lost answers: the batches starting at items ${cutFirstItems.join(', ')}, each answered by the LMS and then cut once (${loadAverage()})`);
+			const retried = await runOnce({});
+			proxy.cut = () => false;
+			console.log('');
+			console.log(
+				table(
+					['cut answers', 'tries', 'requests', 'replayed', '429s', 'wall s', 'enrollments (API)', 'output items', 'distinct ids', 'paired', 'errors'],
 					[
-						retried.cuts,
-						retried.tries,
-						retried.requests,
-						retried.replayed,
-						retried.throttled,
-						retried.seconds.toFixed(1),
-						`**${fmt.int(retried.enrolled)}**`,
-						fmt.int(retried.made),
-						fmt.int(retried.distinct),
-						retried.paired ? 'yes' : 'no',
-						retried.errors.length === 0 ? 'none' : retried.errors.slice(0, 3).join(' | '),
+						[
+							retried.cuts,
+							retried.tries,
+							retried.requests,
+							retried.replayed,
+							retried.throttled,
+							retried.seconds.toFixed(1),
+							`**${fmt.int(retried.enrolled)}**`,
+							fmt.int(retried.made),
+							fmt.int(retried.distinct),
+							retried.paired ? 'yes' : 'no',
+							retried.errors.length === 0 ? 'none' : retried.errors.slice(0, 3).join(' | '),
+						],
 					],
-				],
-			),
-		);
-		if (retried.cuts !== CUT_AT.length) throw new Error(`the proxy cut ${retried.cuts} answers, not ${CUT_AT.length}`);
-		check('retried run', retried);
-		console.log('');
+				),
+			);
+			if (retried.cuts !== CUT_AT.length) throw new Error(`the proxy cut ${retried.cuts} answers, not ${CUT_AT.length}`);
+			check('retried run', retried);
+			console.log('');
+		}
 
-		// Paired rounds: the unthrottled time of this round, then the same job at the shipped limit.
-		const rounds: Array<{ fast: RunResult; limited: RunResult; floor: number }> = [];
+		// Paired rounds: the same job unthrottled and at the shipped limit, the order alternating.
+		const rounds: Array<{ fast: RunResult; limited: RunResult; floor: number; limitedFirst: boolean }> = [];
 		const roundCount = settings.runs;
-		for (let r = 0; r < roundCount; r++) {
-			const fast = await runOnce({ RATE_LIMIT_PER_MINUTE: '1000000000' });
-			check('unthrottled run', fast);
+		const unthrottled = async () => {
+			const run = await runOnce({ RATE_LIMIT_PER_MINUTE: '1000000000' });
+			check('unthrottled run', run);
+			return run;
+		};
+		const atTheLimit = async () => {
 			// The server as shipped: no RATE_LIMIT_* override.
-			const limited = await runOnce({});
-			check('run at the default limit', limited);
+			const run = await runOnce({});
+			check('run at the default limit', run);
+			return run;
+		};
+		for (let r = 0; r < roundCount; r++) {
+			const limitedFirst = r % 2 === 1;
+			let fast: RunResult;
+			let limited: RunResult;
+			if (limitedFirst) {
+				limited = await atTheLimit();
+				fast = await unthrottled();
+			} else {
+				fast = await unthrottled();
+				limited = await atTheLimit();
+			}
 			const waits = Math.floor((fast.requests - 1) / LIMIT_PER_MINUTE);
 			const floor = waits * WINDOW_S + (fast.requests - waits * LIMIT_PER_MINUTE) * (fast.seconds / fast.requests);
-			rounds.push({ fast, limited, floor });
+			rounds.push({ fast, limited, floor, limitedFirst });
 			console.log(
-				`round ${r + 1}: unthrottled ${fast.seconds.toFixed(1)} s for ${fast.requests} requests; floor ${floor.toFixed(1)} s; ` +
-					`default limit ${limited.seconds.toFixed(1)} s, ${limited.requests} requests (${limited.throttled} answered 429): ${(limited.seconds / floor).toFixed(3)}×`,
+				`round ${r + 1} (${limitedFirst ? 'limited first' : 'unthrottled first'}, ${loadAverage()}): default limit ${limited.seconds.toFixed(1)} s, ` +
+					`${limited.requests} requests (${limited.throttled} answered 429): ${(limited.seconds / LIMIT_FLOOR_S).toFixed(3)}× the ${LIMIT_FLOOR_S} s floor; ` +
+					`unthrottled ${fast.seconds.toFixed(1)} s for ${fast.requests} requests: ${(limited.seconds / fast.seconds).toFixed(3)}× that`,
 			);
 		}
-		const ratio = median(rounds.map((x) => x.limited.seconds / x.floor));
-		const requests = rounds[0].fast.requests;
+		const ratio = median(rounds.map((x) => x.limited.seconds / LIMIT_FLOOR_S));
+		const requests = rounds[0].limited.requests;
 		const waits = Math.floor((requests - 1) / LIMIT_PER_MINUTE);
 		console.log(
-			`floor = ${waits} × ${WINDOW_S} s (windows the limit forces on ${requests} requests) + ${requests - waits * LIMIT_PER_MINUTE} requests × the round's unthrottled time a request ` +
-				`(median ${fmt.ms((median(rounds.map((x) => x.fast.seconds / x.fast.requests)) * 1000))} ms)`,
+			`floor the limit sets: ${requests} requests at ${LIMIT_PER_MINUTE} a minute, ${waits + 1} window${waits === 0 ? '' : 's'}: ${(waits + 1) * WINDOW_S} s ` +
+				`(SPEC §18: "100 requests: about a minute"; target ≤ ${TARGET}× = ${(TARGET * LIMIT_FLOOR_S).toFixed(0)} s). ` +
+				`Counted floor = ${waits} full windows + ${requests - waits * LIMIT_PER_MINUTE} requests at the round's unthrottled time a request.`,
 		);
 		const unbatchedWindows = Math.floor((PEOPLE - 1) / LIMIT_PER_MINUTE);
 		console.log(`one request per item instead: ${fmt.int(PEOPLE)} requests, ${unbatchedWindows} windows the limit forces, ≥ ${unbatchedWindows} min`);
 		console.log('');
 		console.log(
 			table(
-				['enrollments', 'requests', '429s', 'unthrottled s', 'floor s', 'wall s', 'ratio', `target ≤ ${TARGET}×`, 'made', 'errors'],
-				rounds.map(({ fast, limited, floor }) => [
-					fmt.int(PEOPLE),
+				[
+					'round',
+					'first',
+					'requests',
+					'429s',
+					'wall s',
+					`÷ ${LIMIT_FLOOR_S} s floor`,
+					`target ≤ ${TARGET}×`,
+					'unthrottled s',
+					'wall ÷ unthrottled',
+					'counted floor s',
+					'made',
+					'errors',
+				],
+				rounds.map(({ fast, limited, floor, limitedFirst }, i) => [
+					i + 1,
+					limitedFirst ? 'limited' : 'unthrottled',
 					limited.requests,
 					limited.throttled,
-					fast.seconds.toFixed(1),
-					floor.toFixed(1),
 					limited.seconds.toFixed(1),
-					(limited.seconds / floor).toFixed(3),
-					limited.seconds / floor <= TARGET ? 'met' : 'missed',
+					(limited.seconds / LIMIT_FLOOR_S).toFixed(3),
+					limited.seconds / LIMIT_FLOOR_S <= TARGET ? 'met' : 'missed',
+					fast.seconds.toFixed(1),
+					(limited.seconds / fast.seconds).toFixed(3),
+					floor.toFixed(1),
 					fmt.int(limited.enrolled),
 					limited.errors.length,
 				]),
 			),
 		);
-		console.log(`median of ${rounds.length} paired rounds: **${ratio.toFixed(3)}×**, ${ratio <= TARGET ? 'met' : 'missed'}`);
+		console.log(
+			`${store.name}, median of ${rounds.length} rounds: wall ${median(rounds.map((x) => x.limited.seconds)).toFixed(1)} s, **${ratio.toFixed(3)}×** the ${LIMIT_FLOOR_S} s floor, ` +
+				`${ratio <= TARGET ? 'met' : 'missed'}; wall ÷ unthrottled ${median(rounds.map((x) => x.limited.seconds / x.fast.seconds)).toFixed(3)}×, ` +
+				`unthrottled ${median(rounds.map((x) => x.fast.seconds)).toFixed(1)} s`,
+		);
 	} finally {
 		home?.remove();
 		await proxy?.close();
 		rmSync(runs, { recursive: true, force: true });
-		await template.remove();
+		await store.remove();
 	}
 }

@@ -1,8 +1,9 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  n8n-bulk  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers
+ *   api-overhead  scale  return-all  n8n-bulk  batch-write  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers
  */
 import { apiOverhead } from './api-overhead';
+import { batchWriteBench } from './batch-write';
 import { eventsBench } from './events';
 import { machineInfo } from './lib';
 import { memory } from './memory';
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	scale,
 	'return-all': returnAllBench,
 	'n8n-bulk': n8nBulkBench,
+	'batch-write': batchWriteBench,
 	memory,
 	events: eventsBench,
 	webhooks: webhooksBench,
