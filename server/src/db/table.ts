@@ -62,7 +62,12 @@ const DEFERRED_JOIN_FROM_OFFSET = 1_000;
 
 const selectLists = new WeakMap<object, Map<string, string>>();
 
-/** `t.column AS "property", …` (timestamps as ISO text), made once per table and dialect. */
+/**
+ * `t.column AS "property", …`, made once per table and dialect. Timestamps come as the ISO text
+ * the database formats (isoText), already the API's form, and rows are used as read: a Date per
+ * timestamp, formatted again by the serializer, cost ≈ 90 µs of CPU per page of 50 users
+ * (docs/benchmarks.md, API overhead).
+ */
 function selectList<R>(db: Database, table: Table<R>): string {
 	let lists = selectLists.get(table);
 	if (lists === undefined) selectLists.set(table, (lists = new Map<string, string>()));
@@ -75,15 +80,6 @@ function selectList<R>(db: Database, table: Table<R>): string {
 		lists.set(db.dialect, list);
 	}
 	return list;
-}
-
-/**
- * Rows as the component's types have them. Timestamps stay the text the database formatted
- * (isoText: already the API's form): turning each into a Date only for the serializer to format it
- * again cost ≈ 90 µs of CPU per page of 50 users, 150 timestamps (docs/benchmarks.md, API overhead).
- */
-async function readRows<R>(sql: string, params: readonly unknown[]): Promise<R[]> {
-	return database().rows<R & object>(sql, params);
 }
 
 function scoped<R>(table: Table<R>, where: Where): string {
@@ -110,7 +106,7 @@ export async function readRange<R>(table: Table<R>, where: Where, offset: number
 			? `SELECT ${columns} FROM ${table.name} t WHERE ${scoped(table, where)} ORDER BY ${orderOf(table)} LIMIT ${limitParam} OFFSET ${skip}`
 			: `SELECT ${columns} FROM ${table.name} t JOIN (SELECT id FROM ${table.name} WHERE ${scoped(table, where)} ` +
 				`ORDER BY ${orderOf(table)} LIMIT ${limitParam} OFFSET ${skip}) page ON page.id = t.id ORDER BY ${orderOf(table, 't.')}`;
-	return readRows<R>(sql, params);
+	return database().rows<R & object>(sql, params);
 }
 
 /** How many rows `where` selects, counted (for filters no counter keeps: see db/list-counts.ts). */
@@ -134,7 +130,7 @@ export async function readChosenPage<R>(
 	const sql =
 		`${statement.ctes} SELECT ${selectList(database(), table)}, ${statement.extra} AS "extra" FROM ${table.name} t ` +
 		`JOIN (${statement.pageIds}) page ON page.id = t.id ORDER BY ${orderOf(table, 't.')}`;
-	const rows = await readRows<R & { extra?: number | string | null }>(sql, params);
+	const rows = await database().rows<R & { extra?: number | string | null }>(sql, params);
 	const extra = rows.length === 0 || rows[0].extra === null ? null : Number(rows[0].extra);
 	for (const row of rows) delete row.extra;
 	return { rows, extra };
@@ -144,6 +140,6 @@ export async function readChosenPage<R>(
 export async function readOne<R>(table: Table<R>, organizationId: string, id: string): Promise<R | undefined> {
 	const always = table.always ? ` AND ${table.always}` : '';
 	const sql = `SELECT ${selectList(database(), table)} FROM ${table.name} t WHERE t.id = $1 AND t.organization_id = $2${always}`;
-	const [row] = await readRows<R>(sql, [id, organizationId]);
+	const [row] = await database().rows<R & object>(sql, [id, organizationId]);
 	return row;
 }
