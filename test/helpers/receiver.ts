@@ -8,6 +8,8 @@ export interface Received {
 	path: string;
 	headers: IncomingMessage['headers'];
 	body: string;
+	/** The sender's port: requests on one kept connection share it. */
+	remotePort: number;
 }
 
 export type Answer = (request: Received, res: ServerResponse) => void;
@@ -16,6 +18,8 @@ export interface Receiver {
 	url: string;
 	port: number;
 	received: Received[];
+	/** Connections open now (keep-alive keeps them between requests). */
+	openConnections(): number;
 	/** Changes how the next requests are answered (default: 200). */
 	answer(handler: Answer): void;
 	/** Resolves once `count` requests arrived (rejects after `timeoutMs`). */
@@ -32,11 +36,23 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
-			const request = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+			const request = {
+				at: Date.now(),
+				method: req.method ?? '',
+				path: req.url ?? '',
+				headers: req.headers,
+				body: Buffer.concat(chunks).toString('utf8'),
+				remotePort: req.socket.remotePort ?? 0,
+			};
 			received.push(request);
 			for (const wake of waiters.splice(0)) wake();
 			handler(request, res);
 		});
+	});
+	let open = 0;
+	server.on('connection', (socket) => {
+		open += 1;
+		socket.once('close', () => (open -= 1));
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const { port } = server.address() as AddressInfo;
@@ -44,6 +60,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
 		url: `http://127.0.0.1:${port}${path}`,
 		port,
 		received,
+		openConnections: () => open,
 		answer: (h) => (handler = h),
 		async waitFor(count, timeoutMs = 10_000) {
 			const deadline = Date.now() + timeoutMs;

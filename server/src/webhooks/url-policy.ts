@@ -179,7 +179,8 @@ function allowedNonPublic(verdict: 'private' | 'loopback', url: URL, host: strin
  * every sqlite3 statement also needs, so four slow look-ups froze the whole SQLite API for their
  * duration (issue 27, finding 3: 7.8 s). At most MAX_LOOKUPS run at once (the rest wait their
  * turn, costing nothing but their own time), concurrent checks of one name share one look-up, and
- * an answer is kept CACHE_MS, so a burst of deliveries to one receiver resolves it once.
+ * an answer is kept for its TTL, at most CACHE_MS, so a burst of deliveries to one receiver resolves
+ * it once, and a name whose answer changes is sent to the new address once the old one expires.
  */
 const MAX_LOOKUPS = 8;
 const CACHE_MS = 30_000;
@@ -190,7 +191,7 @@ interface DnsState {
 	resolver: Resolver;
 	running: number;
 	waiting: Array<() => void>;
-	answers: Map<string, { at: number; addresses: Promise<Addresses> }>;
+	answers: Map<string, { until: number; answer: Promise<{ addresses: Addresses; ttlMs: number }> }>;
 }
 
 const DEFAULT_DNS: DnsOptions = { servers: [], timeoutMs: 2_000, tries: 2 };
@@ -225,12 +226,14 @@ const LOCALHOST: Addresses = [
 	{ address: '::1', family: 6 },
 ];
 
-async function lookUp(state: DnsState, host: string): Promise<Addresses> {
-	const [v4, v6] = await limited(state, () => Promise.allSettled([state.resolver.resolve4(host), state.resolver.resolve6(host)]));
-	return [
-		...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
-		...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+/** The addresses and how long to keep them: the answers' shortest TTL, at most CACHE_MS (0: asked again next time). */
+async function lookUp(state: DnsState, host: string): Promise<{ addresses: Addresses; ttlMs: number }> {
+	const [v4, v6] = await limited(state, () => Promise.allSettled([state.resolver.resolve4(host, { ttl: true }), state.resolver.resolve6(host, { ttl: true })]));
+	const records = [
+		...(v4.status === 'fulfilled' ? v4.value.map(({ address, ttl }) => ({ address, family: 4, ttl })) : []),
+		...(v6.status === 'fulfilled' ? v6.value.map(({ address, ttl }) => ({ address, family: 6, ttl })) : []),
 	];
+	return { addresses: records.map(({ address, family }) => ({ address, family })), ttlMs: Math.min(CACHE_MS, ...records.map((r) => r.ttl * 1000)) };
 }
 
 /** Resolves a host name to every address it has (A and AAAA), or throws the refusal. */
@@ -240,16 +243,19 @@ async function resolveHost(host: string, options: DnsOptions | undefined): Promi
 	const state = dnsStateOf(options);
 	const now = Date.now();
 	let cached = state.answers.get(name);
-	if (!cached || now - cached.at > CACHE_MS) {
-		const entry = { at: now, addresses: lookUp(state, name) };
+	if (!cached || now >= cached.until) {
+		const entry = { until: now + CACHE_MS, answer: lookUp(state, name) };
 		state.answers.set(name, entry);
 		// A name that did not resolve is asked again next time: it may have been a passing failure.
-		void entry.addresses.then((found) => found.length === 0 && state.answers.get(name) === entry && state.answers.delete(name));
+		void entry.answer.then(({ addresses, ttlMs }) => {
+			entry.until = addresses.length === 0 ? 0 : now + ttlMs;
+			if (entry.until <= Date.now() && state.answers.get(name) === entry) state.answers.delete(name);
+		});
 		cached = entry;
 		// Old answers go as new ones come: the map never holds more than a window's names.
-		for (const [other, entry] of state.answers) if (now - entry.at > CACHE_MS) state.answers.delete(other);
+		for (const [other, old] of state.answers) if (now >= old.until) state.answers.delete(other);
 	}
-	const addresses = await cached.addresses;
+	const { addresses } = await cached.answer;
 	if (addresses.length === 0) {
 		throw new WebhookUrlError(`The host ${host} of the url does not resolve. Check the name, or use the address n8n is reachable at.`);
 	}

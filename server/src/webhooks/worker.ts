@@ -10,6 +10,7 @@ import { eventJson, type EventRow } from '../events/feed';
 import { webhookDeliveries } from '../metrics/registry';
 import { deliverable } from './event-types';
 import { WebhookDelivery, WebhookEndpoint } from './model';
+import { dropConnections } from './connections';
 import { candidates, claimPostgres, due, EVENT_BY_ID } from './queries';
 import { ownerScopes } from './service';
 import { keptBody, type SentRequest } from './exchange';
@@ -230,6 +231,8 @@ export class DeliveryWorker {
 			}
 		} catch (err) {
 			if (!(err instanceof WebhookUrlError)) throw err;
+			// Refused now: no kept socket to the host may carry a later send either.
+			dropConnections(endpoint.url);
 			result = { error: err.message };
 		}
 		const now = new Date();
