@@ -17,6 +17,7 @@ const UNIT = [
 	'<rootDir>/test/nodes/trigger-model.test.ts',
 	'<rootDir>/test/nodes/trigger-v2-edges.test.ts',
 	'<rootDir>/test/nodes/v2.test.ts',
+	'<rootDir>/test/server/jobs.test.ts',
 	'<rootDir>/test/server/trust-proxy.test.ts',
 ];
 const PROCESS = ['<rootDir>/test/cluster/', '<rootDir>/test/reliability/', '<rootDir>/test/server/cli-'];

@@ -7,16 +7,12 @@ import type { Logger } from 'pino';
 
 import type { Config } from './config';
 import { connect, migrate as applyMigrations, type Database } from './db';
-import { scheduleOverdueSweep } from './enrollments/overdue-sweep';
-import { sweepKeyExpiry } from './api-keys/expiry-sweep';
-import { repeatPasses } from './common/repeat';
-import { schedulePruning } from './events/retention';
 import { createApp } from './http/app';
 import { createLogger } from './http/logging';
+import { startJobs } from './jobs/start';
 import { listenForMetrics } from './http/metrics';
 import { waitForLimitStore } from './http/rate-limit-store';
 import { sealWebhookSecrets } from './webhooks/secrets';
-import { DeliveryWorker } from './webhooks/worker';
 
 /** How long a start waits for a shared rate-limit store (Redis) before giving up. */
 const LIMIT_STORE_STARTUP_MS = 10_000;
@@ -123,16 +119,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 		throw err;
 	});
 	if (metricsServer) logger.info({ port: config.metricsPort }, `metrics on http://127.0.0.1:${config.metricsPort}/metrics`);
-	// Every instance prunes; the work is idempotent, so several at once only repeat a cheap query.
-	const pruning = schedulePruning(config.eventRetentionDays, (err) => logger.error({ err }, 'event retention pruning failed'));
 	warnOfOpenWebhooks(config, logger);
-	// Every instance sends webhooks; leases keep them from sending the same attempt twice.
-	const deliveries = new DeliveryWorker(db, config.webhooks, logger);
-	deliveries.start();
-	// Every instance sweeps passed deadlines; each enrollment.overdue is claimed in the database, so it is told once.
-	const overdue = scheduleOverdueSweep(config.overdueSweepMs, (err) => logger.error({ err }, 'overdue sweep failed'));
-	// On the same beat, the audit log's key expiry entries; each is claimed in the database, so written once.
-	const keyExpiry = repeatPasses(() => sweepKeyExpiry(), config.overdueSweepMs, (err) => logger.error({ err }, 'key expiry sweep failed'));
+	// Webhook sending, sweeps and retention (jobs/table.ts).
+	const jobs = startJobs({ config, db, logger });
 
 	let closing: Promise<void> | undefined;
 	const close = () => {
@@ -148,10 +137,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 			await drained;
 			clearInterval(sweep);
 			clearTimeout(cutOff);
-			await pruning.stop();
-			await overdue.stop();
-			await keyExpiry.stop();
-			await deliveries.stop();
+			await jobs.stop();
 			await limitStore?.close();
 			await db.close();
 		})();

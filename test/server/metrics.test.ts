@@ -1,12 +1,16 @@
 import { createKey } from '../../server/src/api-keys/lifecycle';
+import { loadConfig } from '../../server/src/config';
 import { database } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
 import { recordEvent } from '../../server/src/events/record';
+import { jobTable } from '../../server/src/jobs/table';
 import { Client } from 'pg';
+import pino from 'pino';
 
 import { onPostgres } from '../helpers/database';
 import { freePort } from '../helpers/ports';
 import { startReceiver } from '../helpers/receiver';
+import { waitUntil } from '../helpers/wait';
 import type { TestServer } from '../helpers/server';
 import { call, NO_LIMIT, startApiServer, type World } from './api-fixtures';
 
@@ -57,17 +61,15 @@ describe('with METRICS_TOKEN', () => {
 		await receiver.waitFor(1);
 		await receiver.close();
 
-		// The outcome is recorded just after the receiver answers: poll for it.
-		let text = '';
-		for (const deadline = Date.now() + 10_000; ; ) {
+		// The outcome is recorded just after the receiver answers: wait for it.
+		const text = await waitUntil(async () => {
 			const res = await scrape(TOKEN);
 			expect(res.status).toBe(200);
 			expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
 			expect(res.headers.get('cache-control')).toBe('no-store');
-			text = await res.text();
-			if ((sample(text, 'lms_webhook_deliveries_total{outcome="delivered"}') ?? 0) >= 1 || Date.now() > deadline) break;
-			await new Promise((resolve) => setTimeout(resolve, 100));
-		}
+			const scraped = await res.text();
+			return (sample(scraped, 'lms_webhook_deliveries_total{outcome="delivered"}') ?? 0) >= 1 && scraped;
+		}, { what: 'the delivered outcome counted' });
 		expect(sample(text, 'lms_http_requests_total{method="GET",route="/api/v1/users",status="200"}')).toBe(1);
 		expect(sample(text, 'lms_http_requests_total{method="GET",route="/api/v1/users/:id",status="200"}')).toBe(1);
 		expect(sample(text, 'lms_http_requests_total{method="GET",route="/api/v1/users/:id",status="404"}')).toBe(1);
@@ -82,6 +84,22 @@ describe('with METRICS_TOKEN', () => {
 		// Nothing identifies a caller: no key, no address.
 		expect(text).not.toContain(world.keys.all);
 		expect(text).not.toContain('127.0.0.1');
+	});
+
+	test('every background job of the table shows its last pass, how long passes take and their failures', async () => {
+		const jobs = jobTable({ config: loadConfig({}), db: database(), logger: pino({ level: 'silent' }) }).map((job) => job.name);
+		expect(jobs).toEqual(expect.arrayContaining(['webhook_deliveries', 'overdue_sweep', 'key_expiry_sweep', 'event_retention', 'delivery_retention', 'idempotency_retention']));
+		// Each job passes once at start: wait until the slowest has.
+		const text = await waitUntil(async () => {
+			const scraped = await (await scrape(TOKEN)).text();
+			return jobs.every((job) => sample(scraped, `lms_job_duration_seconds_count{job="${job}"}`)! >= 1) && scraped;
+		}, { what: 'a first pass of every job' });
+		for (const job of jobs) {
+			const last = sample(text, `lms_job_last_run_timestamp_seconds{job="${job}"}`)!;
+			expect(Math.abs(last - Date.now() / 1000)).toBeLessThan(120);
+			expect(sample(text, `lms_job_duration_seconds_sum{job="${job}"}`)).toBeGreaterThan(0);
+			expect(sample(text, `lms_job_errors_total{job="${job}"}`) ?? 0).toBe(0);
+		}
 	});
 });
 
@@ -106,15 +124,9 @@ describe('with METRICS_TOKEN, on PostgreSQL', () => {
 			await held.query('SELECT pg_current_xact_id()');
 			// Committed after the held transaction began: stored, not served until it ends.
 			await writeTransaction(database(), (transaction) => recordEvent(transaction, { organizationId: world.acme.id, type: 'user.created', object: { id: 'usr_lag' } }));
-			for (const deadline = Date.now() + 10_000; (await lag()) <= 0.2; ) {
-				if (Date.now() > deadline) throw new Error('the lag never rose');
-				await new Promise((resolve) => setTimeout(resolve, 100));
-			}
+			await waitUntil(async () => (await lag()) > 0.2, { interval: 100, what: 'the lag rising' });
 			await held.query('COMMIT');
-			for (const deadline = Date.now() + 10_000; (await lag()) !== 0; ) {
-				if (Date.now() > deadline) throw new Error('the lag never fell back to 0');
-				await new Promise((resolve) => setTimeout(resolve, 100));
-			}
+			await waitUntil(async () => (await lag()) === 0, { interval: 100, what: 'the lag falling back to 0' });
 		} finally {
 			await held.end();
 		}

@@ -1,6 +1,5 @@
 import { Op } from 'sequelize';
 
-import { repeatPasses } from '../common/repeat';
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Enrollment } from './model';
@@ -47,9 +46,4 @@ export async function sweepOverdue(now = new Date()): Promise<number> {
 		settled += claimed;
 		if (claimed < BATCH) return settled;
 	}
-}
-
-/** Sweeps now, then every `everyMs` (OVERDUE_SWEEP_MS) until stopped; a failure is logged and the next pass retries. */
-export function scheduleOverdueSweep(everyMs: number, onError: (err: unknown) => void): { stop(): Promise<void> } {
-	return repeatPasses(() => sweepOverdue(), everyMs, onError);
 }

@@ -1,7 +1,5 @@
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
-import { pruneIdempotencyKeys } from '../idempotency/retention';
-import { pruneDeliveries } from '../webhooks/retention';
 import { deleteEvents, EXPIRED_EVENTS, RECORD_PRUNE } from './queries';
 
 const DAY_MS = 24 * 3_600_000;
@@ -28,32 +26,4 @@ export async function pruneEvents(retentionDays: number, now = new Date()): Prom
 		});
 		removed += ids.length;
 	}
-}
-
-/** How often each instance prunes. Retention is in days; an hour late is within "at least". */
-export const PRUNE_EVERY_MS = 3_600_000;
-
-/** Prunes now and then every hour until stopped; failures are logged and retried next time. */
-export function schedulePruning(
-	retentionDays: number,
-	onError: (err: unknown) => void,
-): { stop(): Promise<void> } {
-	let running: Promise<unknown> = Promise.resolve();
-	const run = () => {
-		// Webhook deliveries of removed events go with them (webhooks/retention.ts); idempotency
-		// keys past their 24 hours go too (an expired key already counts as absent).
-		running = pruneEvents(retentionDays)
-			.then(() => pruneDeliveries(retentionDays))
-			.then(() => pruneIdempotencyKeys())
-			.catch(onError);
-	};
-	run();
-	const timer = setInterval(run, PRUNE_EVERY_MS);
-	timer.unref();
-	return {
-		async stop() {
-			clearInterval(timer);
-			await running;
-		},
-	};
 }

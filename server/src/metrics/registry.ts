@@ -43,6 +43,28 @@ export const webhookDeliveries = new Counter({
 	registers: [registry],
 });
 
+export const jobLastRun = new Gauge({
+	name: 'lms_job_last_run_timestamp_seconds',
+	help: 'When the background job\'s last pass ended (Unix time), by job (jobs/table.ts): a job that stopped running shows as a stale time.',
+	labelNames: ['job'] as const,
+	registers: [registry],
+});
+
+export const jobDuration = new Histogram({
+	name: 'lms_job_duration_seconds',
+	help: 'How long each pass of a background job took, by job.',
+	labelNames: ['job'] as const,
+	buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10, 60, 300],
+	registers: [registry],
+});
+
+export const jobErrors = new Counter({
+	name: 'lms_job_errors_total',
+	help: 'Passes of a background job that failed (logged; the next pass retries), by job.',
+	labelNames: ['job'] as const,
+	registers: [registry],
+});
+
 /** The pending deliveries and the oldest due one, read once per scrape for both gauges. */
 async function pendingDeliveries(): Promise<{ pending: number; oldestDue: Date | null }> {
 	const db = database();

@@ -70,17 +70,14 @@ class InFlight {
  * instance still holds an attempt no other instance can take it.
  */
 export class DeliveryWorker {
-	private timer: NodeJS.Timeout | undefined;
-	private running: Promise<void> | undefined;
-	private again = false;
-	private stopped = false;
-	private readonly unsubscribe: () => void;
 	private readonly leaseMs: number;
 	private readonly sending = new Set<Promise<void>>();
 	private readonly byOrganization = new InFlight();
 	private readonly byEndpoint = new InFlight();
 	/** Endpoints whose last attempt here timed out: SLOW_ENDPOINT at once until one answers in time. */
 	private readonly slow = new Set<string>();
+	/** Asks the job runner for another pass (jobs/run.ts): a send ended and freed its slot. */
+	private slotFreed: () => void = () => undefined;
 
 	constructor(
 		private readonly db: Database,
@@ -88,41 +85,20 @@ export class DeliveryWorker {
 		private readonly logger: Logger,
 	) {
 		this.leaseMs = 3 * config.timeoutMs + 5_000;
-		this.unsubscribe = onWake(() => this.wake());
 	}
 
-	start(): void {
-		this.wake();
+	/** The job's wake-ups (jobs/table.ts): a delivery committed (wake.ts), or a send here ended. */
+	wakeOn(wake: () => void): () => void {
+		this.slotFreed = wake;
+		const unsubscribe = onWake(wake);
+		return () => {
+			this.slotFreed = () => undefined;
+			unsubscribe();
+		};
 	}
 
-	/** Runs a pass now (or right after the current one). */
-	wake(): void {
-		if (this.stopped) return;
-		if (this.running) {
-			this.again = true;
-			return;
-		}
-		clearTimeout(this.timer);
-		this.running = this.drain()
-			.catch((err: unknown) => this.logger.error({ err }, 'webhook delivery pass failed'))
-			.finally(() => {
-				this.running = undefined;
-				if (this.stopped) return;
-				if (this.again) {
-					this.again = false;
-					this.wake();
-				} else {
-					this.timer = setTimeout(() => this.wake(), this.config.pollMs);
-				}
-			});
-	}
-
-	/** Stops claiming; waits for the attempts in flight (each is bounded by the timeout). */
-	async stop(): Promise<void> {
-		this.stopped = true;
-		this.unsubscribe();
-		clearTimeout(this.timer);
-		await this.running;
+	/** Waits for the attempts in flight (each is bounded by the timeout). */
+	async settle(): Promise<void> {
 		await Promise.all(this.sending);
 	}
 
@@ -147,13 +123,14 @@ export class DeliveryWorker {
 				this.sending.delete(sending);
 				this.byOrganization.add(row.organization_id, -1);
 				this.byEndpoint.add(row.endpoint_id, -1);
-				this.wake();
+				this.slotFreed();
 			});
 		this.sending.add(sending);
 	}
 
-	private async drain(): Promise<void> {
-		while (!this.stopped) {
+	/** One pass of the webhook_deliveries job: claims due deliveries while slots are free and sends them. */
+	async pass(stopping: AbortSignal): Promise<void> {
+		while (!stopping.aborted) {
 			const free = POOL - this.sending.size;
 			if (free <= 0) return; // a send that ends wakes the worker
 			const token = randomUUID();
