@@ -53,6 +53,20 @@ describe('GET /api/v1/users', () => {
 		expect((await get('/api/v1/users?email=alic@acme.example')).body.data).toEqual([]);
 	});
 
+	test('email filter takes up to 100 addresses separated by commas: the users holding any of them, in list order', async () => {
+		const { alice, carol, bob } = world.users;
+		const reply = await get('/api/v1/users?email=CAROL@acme.example,nobody@acme.example,alice@acme.example,gina@other.example,bob@ACME.example&per_page=100');
+		expect(ids(reply.body)).toEqual([alice.id, bob.id, carol.id]);
+		expect(reply.body.pagination.total).toBe(3);
+		const hundred = [...Array.from({ length: 99 }, (_, i) => `n${i}@acme.example`), 'erin@acme.example'].join(',');
+		expect(ids((await get(`/api/v1/users?email=${hundred}`)).body)).toEqual([world.users.erin.id]);
+		for (const email of [`${hundred},alice@acme.example`, 'alice@acme.example,', 'alice@acme.example,,bob@acme.example', 'alice@acme.example,not-an-email']) {
+			const refused = await get(`/api/v1/users?email=${encodeURIComponent(email)}`);
+			expectProblem(refused, 400, 'invalid_request');
+			expect(refused.body.errors).toEqual([expect.objectContaining({ param: 'email' })]);
+		}
+	});
+
 	test('email filter never finds another organization user', async () => {
 		expect((await get('/api/v1/users?email=gina@other.example')).body).toEqual({ data: [], pagination: { page: 1, per_page: 50, total: 0 } });
 	});

@@ -4,22 +4,33 @@ import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
 import { ownTextSearchPage } from '../search/pages';
 import { searchParam } from '../search/param';
-import { EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress } from './email';
+import { EMAIL_RULE, isEmailAddress } from './email';
 import { EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_RULE, isExternalId } from './external-id';
 import { ROLES, USER_STATUSES } from './model';
 import { USERS, userConditions, type UserRow } from './queries';
 import { serializeUser } from './serialize';
 
+/** How many addresses one `email=a,b,c` takes: a page's worth, so one request answers them all. */
+const MAX_EMAILS = 100;
+
 /** GET /api/v1/users, filtered by `email`, `role`, `status`, `external_id` and `search` (users/queries.ts). */
 export const listUsers = listEndpoint<UserRow, { email: string; role: string; status: string; external_id: string; search: string }>({
 	table: USERS,
 	filters: {
+		// Bounded by the request line's size (the HTTP server's header limit), and here by count and each address's length.
 		email: Joi.string()
-			.max(EMAIL_MAX_LENGTH)
-			.custom((value: string, helpers) => (isEmailAddress(value) ? value : helpers.error('string.email')))
-			.messages({ 'string.email': `{{#label}} must be ${EMAIL_RULE}`, 'string.max': `{{#label}} must be ${EMAIL_RULE}` })
-			.meta({ openapi: { format: 'email' } })
-			.description('Exact e-mail address, compared without regard to case.'),
+			.custom((value: string, helpers) => {
+				const emails = value.split(',');
+				if (emails.length > MAX_EMAILS) return helpers.error('string.emails');
+				return emails.every(isEmailAddress) ? value : helpers.error('string.email');
+			})
+			.messages({
+				'string.email': `{{#label}} must be ${EMAIL_RULE}, or up to ${MAX_EMAILS} of them separated by commas`,
+				'string.emails': `{{#label}} holds more than ${MAX_EMAILS} addresses: ask for at most ${MAX_EMAILS} at once`,
+			})
+			.description(
+				`Exact e-mail address, compared without regard to case; or up to ${MAX_EMAILS} addresses separated by commas (the users holding any of them: a roster matched in one request).`,
+			),
 		role: Joi.string()
 			.valid(...ROLES)
 			.description('Only users with this role.'),

@@ -32,12 +32,15 @@ export interface UserFilters {
 }
 
 /**
- * `email` matches exactly but ignoring case (through email_lower), `role` is one of the four,
+ * `email` matches exactly but ignoring case (through email_lower), or any of a comma-separated list, `role` is one of the four,
  * `status` and `external_id` match exactly, `search` keeps users whose e-mail or a word of whose name starts with it (search/words.ts).
  */
 export function userConditions(where: Where, organizationId: string, { email, role, search, status, external_id }: UserFilters): void {
 	if (search !== undefined) searchCondition(where, 'user', organizationId, search);
-	where.equals('email_lower', email?.toLowerCase());
+	// One address, or several separated by commas (users/list.ts bounds them): each an index read.
+	const emails = email?.toLowerCase().split(',');
+	if (emails !== undefined && emails.length > 1) where.and((...placeholders) => `email_lower IN (${placeholders.join(', ')})`, ...emails);
+	else where.equals('email_lower', emails?.[0]);
 	where.equals('role', role);
 	where.equals('status', status);
 	// Exact and case-sensitive: an identity provider's id is opaque (users_org_external_id_unique).
