@@ -181,6 +181,72 @@ describe('200: every item answered in order, as its own POST would be', () => {
 	});
 });
 
+describe('if_exists: "return": a re-run costs one request per 100 items, whatever the mix', () => {
+	test('an already enrolled item is answered 200 with its enrollment as it is; new ones 201; refusals unchanged; no event for the existing', async () => {
+		const [a, b, c] = await newStudents(3);
+		const { intro, advanced } = world.courses;
+		const due = '2030-01-31T17:00:00.000Z';
+		const first = await postBatch({ items: [{ student_id: a.id, course_id: intro.id, due_at: due }, { student_id: b.id, course_id: intro.id }] });
+		const [made, completed] = first.body.data.map((d: { body: { id: string } }) => d.body.id);
+		expect((await call(server, `/api/v1/enrollments/${completed}`, { method: 'PATCH', key: world.keys.writeEnrollments, body: { status: 'completed' } })).status).toBe(200);
+		const events = await Event.count({ where: { organizationId: world.acme.id } });
+		const items = [
+			{ student_id: a.id, course_id: intro.id, due_at: '2031-06-30T17:00:00Z' },
+			{ student_id: b.id, course_id: intro.id },
+			{ student_id: c.id, course_id: advanced.id },
+			// The one just made by item 2, as a second POST of the same pair.
+			{ student_id: c.id, course_id: advanced.id },
+			{ student_id: 'usr_nobody', course_id: intro.id },
+		];
+		const reply = await postBatch({ items, if_exists: 'return' });
+		expect(reply.status).toBe(200);
+		const data = reply.body.data as Array<{ status: number; body: Record<string, unknown> }>;
+		expect(data.map((d) => [d.status, d.body.code])).toEqual([
+			[200, undefined],
+			[200, undefined],
+			[201, undefined],
+			[200, undefined],
+			[422, 'student_not_found'],
+		]);
+		// Each returned enrollment is the record GET answers, untouched: the due date stays, the completed one stays completed.
+		for (const [index, id] of [[0, made], [1, completed], [3, data[2].body.id]] as const) {
+			expect(data[index].body).toEqual((await call(server, `/api/v1/enrollments/${id}`, { key: world.keys.all })).body);
+		}
+		expect(data[0].body.due_at).toBe(due);
+		expect(data[1].body.status).toBe('completed');
+		// Only the new enrollment wrote events.
+		expect(await Event.count({ where: { organizationId: world.acme.id } })).toBe(events + 1);
+		expect(await enrollmentsOf([a, b, c])).toBe(3);
+
+		// "fail", the default, keeps the 409.
+		const failing = await postBatch({ items: items.slice(0, 1), if_exists: 'fail' });
+		expect([failing.body.data[0].status, failing.body.data[0].body.code]).toEqual([409, 'already_enrolled']);
+	});
+
+	test('any other if_exists is a 400 naming it that runs nothing', async () => {
+		const [a] = await newStudents(1);
+		for (const value of ['update', '', 1, null, ['return']]) {
+			const reply = await postBatch({ items: [{ student_id: a.id, course_id: world.courses.intro.id }], if_exists: value });
+			expectProblem(reply, 400, 'invalid_request');
+			expect(reply.body.errors.map((e: { param: string }) => e.param)).toEqual(['if_exists']);
+		}
+		expect(await enrollmentsOf([a])).toBe(0);
+	});
+
+	test('two overlapping batches at once returning existing ones: each enrollment made once, and both answers name it', async () => {
+		const students = await newStudents(30);
+		const items = students.map((s) => ({ student_id: s.id, course_id: world.courses.advanced.id }));
+		const [one, two] = await Promise.all([postBatch({ items, if_exists: 'return' }), postBatch({ items: [...items].reverse(), if_exists: 'return' })]);
+		expect([one.status, two.status]).toEqual([200, 200]);
+		const reversed = [...two.body.data].reverse();
+		one.body.data.forEach((d: { status: number; body: { id: string } }, i: number) => {
+			expect([d.status, reversed[i].status].sort()).toEqual([200, 201]);
+			expect(reversed[i].body.id).toBe(d.body.id);
+		});
+		expect(await enrollmentsOf(students)).toBe(30);
+	});
+});
+
 describe('400: a malformed batch changes nothing', () => {
 	const expectInvalid = (reply: Reply, errors: Array<[string, string]>) => {
 		expectProblem(reply, 400, 'invalid_request');

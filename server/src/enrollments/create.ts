@@ -1,8 +1,11 @@
 import Joi from 'joi';
 
-import { created, type Answer, type WriteRequest } from '../http/answer';
+import { RuleError } from '../common/rule-error';
+import { readOne } from '../db/table';
+import { created, ok, type Answer, type WriteRequest } from '../http/answer';
 import { dateTimeParam, parseBody } from '../http/validate';
 import { EnrollmentReads, enrollStudent } from './enroll';
+import { ENROLLMENTS } from './queries';
 import { serializeEnrollment } from './serialize';
 
 /**
@@ -24,12 +27,37 @@ export const createEnrollmentBody = Joi.object<{ student_id: string; course_id: 
 	.required()
 	.unknown(false);
 
-/** POST /api/v1/enrollments, and each item of POST /api/v1/enrollments/batch (with the batch's reads). */
-export const createEnrollment = async ({ body, caller }: WriteRequest, reads?: EnrollmentReads): Promise<Answer> => {
+/**
+ * What POST /api/v1/enrollments/batch takes beside `items`: `if_exists: "return"` answers an item
+ * whose student is already enrolled in the course 200 with that enrollment, as it is (its due
+ * date untouched), instead of 409 already_enrolled: a re-run of a batch then needs no request
+ * per item to read what exists. `"fail"` (the default) keeps the 409.
+ */
+export interface EnrollmentBatchOptions {
+	if_exists?: 'fail' | 'return';
+}
+
+export const enrollmentBatchOptions = Joi.object<EnrollmentBatchOptions>({
+	if_exists: Joi.string()
+		.valid('fail', 'return')
+		.description(
+			'For an item whose student is already enrolled in the course: `fail` (default) answers it 409 `already_enrolled`; `return` answers it 200 with the existing enrollment, unchanged.',
+		),
+}).unknown(false);
+
+/** POST /api/v1/enrollments, and each item of POST /api/v1/enrollments/batch (with the batch's reads and options). */
+export const createEnrollment = async ({ body, caller }: WriteRequest, reads?: EnrollmentReads, options?: EnrollmentBatchOptions): Promise<Answer> => {
 	const { student_id, course_id, due_at } = parseBody(createEnrollmentBody, body);
 	const dueAt = typeof due_at === 'string' ? new Date(due_at) : null;
-	const enrollment = await enrollStudent(caller.organization.id, student_id, course_id, dueAt, reads);
-	return created(`/api/v1/enrollments/${enrollment.id}`, serializeEnrollment(enrollment));
+	try {
+		const enrollment = await enrollStudent(caller.organization.id, student_id, course_id, dueAt, reads);
+		return created(`/api/v1/enrollments/${enrollment.id}`, serializeEnrollment(enrollment));
+	} catch (err) {
+		if (options?.if_exists !== 'return' || !(err instanceof RuleError) || err.code !== 'already_enrolled') throw err;
+		const existing = await readOne(ENROLLMENTS, caller.organization.id, String(err.details.enrollmentId));
+		if (!existing) throw err;
+		return ok(serializeEnrollment(existing));
+	}
 };
 
 /**

@@ -1,5 +1,5 @@
 import { collectionRoutes } from '../http/routes';
-import { createEnrollment, readForItems } from './create';
+import { createEnrollment, enrollmentBatchOptions, readForItems } from './create';
 import { getEnrollment } from './get';
 import { listEnrollments } from './list';
 import { updateEnrollment } from './update';
@@ -10,4 +10,5 @@ export const enrollmentRoutes = collectionRoutes('/enrollments', 'read:enrollmen
 	get: getEnrollment,
 	update: updateEnrollment,
 	readForBatch: readForItems,
+	batchOptions: enrollmentBatchOptions,
 });

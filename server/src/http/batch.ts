@@ -1,5 +1,8 @@
+import type Joi from 'joi';
+
 import { problems, type FieldError } from '../common/problem';
 import { answerOf, ok, problemAnswer, type Answer, type WriteHandler, type WriteRequest } from './answer';
+import { parseBody } from './validate';
 
 /**
  * A batch endpoint (SPEC §18: POST /api/v1/enrollments/batch, /users/batch) made from the single
@@ -21,16 +24,22 @@ export interface BatchItem {
 /**
  * Checks the envelope before any item runs, so a malformed batch changes nothing: a 400 naming
  * `items` (missing, not a list, more than 100) or each item that is not a JSON object
- * (`items[3]`). An item that is an object with wrong fields is that item's own 400.
+ * (`items[3]`), or a field the envelope does not take. An item that is an object with wrong
+ * fields is that item's own 400. `optionNames` are the envelope fields a batch takes beside
+ * `items` (checked by its own schema).
  */
-function itemsOf(body: unknown): unknown[] {
+function itemsOf(body: unknown, optionNames: readonly string[]): unknown[] {
 	const sample = 'Send {"items": [ {…}, {…} ]}, each item the body of one POST.';
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
 		throw problems.invalidRequest([{ param: 'body', code: 'invalid_type', message: `The body must be a JSON object. ${sample}` }]);
 	}
 	const errors: FieldError[] = Object.keys(body)
-		.filter((name) => name !== 'items')
-		.map((name) => ({ param: name, code: 'unknown_field', message: `Unknown field ${name.slice(0, 64)}: send only items.` }));
+		.filter((name) => name !== 'items' && !optionNames.includes(name))
+		.map((name) => ({
+			param: name,
+			code: 'unknown_field',
+			message: `Unknown field ${name.slice(0, 64)}: send only ${['items', ...optionNames].join(' and ')}.`,
+		}));
 	const items = (body as { items?: unknown }).items;
 	if (items === undefined) {
 		errors.unshift({ param: 'items', code: 'required', message: `items is required. ${sample}` });
@@ -54,20 +63,31 @@ function itemsOf(body: unknown): unknown[] {
 }
 
 /**
+ * What a batch endpoint takes beside `items`, for every item alike (enrollments: `if_exists`):
+ * the schema of those envelope fields, checked before any item runs.
+ */
+export type BatchOptionsSchema<Options> = Joi.ObjectSchema<Options>;
+
+/**
  * The write handler of a batch endpoint whose items are answered by `item`. `prepare`, when
  * given, reads what all the items need at once before the first of them runs (enrollments: the
  * students, courses and existing enrollments of the batch, in three statements rather than three
  * per item), and each item is given what it read; the rules and the writes stay the item's. If
- * it fails, no item has run: the batch answers 500 and changed nothing.
+ * it fails, no item has run: the batch answers 500 and changed nothing. `optionsSchema`, when
+ * given, names the envelope fields beside `items`; each item is given their values.
  */
-export function batchOf<Reads>(
-	item: (request: WriteRequest, reads?: Reads) => Promise<Answer>,
+export function batchOf<Reads, Options extends object = Record<string, never>>(
+	item: (request: WriteRequest, reads?: Reads, options?: Options) => Promise<Answer>,
 	prepare?: (request: WriteRequest, bodies: readonly unknown[]) => Promise<Reads>,
+	optionsSchema?: BatchOptionsSchema<Options>,
 ): WriteHandler {
+	const optionNames = optionsSchema === undefined ? [] : Object.keys((optionsSchema.describe().keys as object | undefined) ?? {});
 	return async (request) => {
-		const items = itemsOf(request.body);
+		const items = itemsOf(request.body, optionNames);
+		const envelope = Object.fromEntries(Object.entries(request.body as object).filter(([name]) => name !== 'items'));
+		const options = optionsSchema === undefined ? undefined : parseBody(optionsSchema, envelope);
 		const reads = prepare === undefined ? undefined : await prepare(request, items);
-		const handler: WriteHandler = (itemRequest) => item(itemRequest, reads);
+		const handler: WriteHandler = (itemRequest) => item(itemRequest, reads, options);
 		const data: BatchItem[] = [];
 		const kept: BatchItem[] = [];
 		let failure: unknown;

@@ -3,7 +3,7 @@ import type { Application, RequestHandler } from 'express';
 import type { Scope } from '../api-keys/model';
 import type { Answer, WriteHandler, WriteRequest } from './answer';
 import { checkCaller } from './auth';
-import { batchOf } from './batch';
+import { batchOf, type BatchOptionsSchema } from './batch';
 import { methodNotAllowed } from './errors';
 import { idempotencyKeyOf, writeStep } from './idempotency';
 import { BATCH_BODY_LIMIT, BODY_LIMIT, jsonBodyOf } from './json-body';
@@ -37,29 +37,32 @@ export interface WriteOperation {
 
 export type RouteTable = Record<string, { get?: Operation; delete?: Operation; post?: WriteOperation; patch?: WriteOperation }>;
 
-interface CollectionHandlers<Reads> {
+interface CollectionHandlers<Reads, Options extends object> {
 	list: RequestHandler;
-	create: (request: WriteRequest, reads?: Reads) => Promise<Answer>;
+	create: (request: WriteRequest, reads?: Reads, options?: Options) => Promise<Answer>;
 	get: RequestHandler;
 	update: WriteHandler;
 	readForBatch?: (request: WriteRequest, bodies: readonly unknown[]) => Promise<Reads>;
+	/** The batch envelope's fields beside `items` (http/batch.ts), handed to each create. */
+	batchOptions?: BatchOptionsSchema<Options>;
 }
 
 /**
  * A collection the API both reads and writes (users, enrollments): list and create, up to 100
  * creates in one request (SPEC §18), get and update one. The batch path comes before /:id, which
  * would otherwise take it (and answer 405). `readForBatch`, when given, reads what a batch's items
- * need at once before the first runs, and each create is given it (http/batch.ts).
+ * need at once before the first runs, and each create is given it (http/batch.ts), with the
+ * batch's `batchOptions`.
  */
-export function collectionRoutes<Reads>(
+export function collectionRoutes<Reads, Options extends object = Record<string, never>>(
 	path: string,
 	read: Scope,
 	write: Scope,
-	{ list, create, get, update, readForBatch }: CollectionHandlers<Reads>,
+	{ list, create, get, update, readForBatch, batchOptions }: CollectionHandlers<Reads, Options>,
 ): RouteTable {
 	return {
 		[path]: { get: { scope: read, handlers: [list] }, post: { scope: write, write: create } },
-		[`${path}/batch`]: { post: { scope: write, write: batchOf(create, readForBatch), bodyLimit: BATCH_BODY_LIMIT } },
+		[`${path}/batch`]: { post: { scope: write, write: batchOf(create, readForBatch, batchOptions), bodyLimit: BATCH_BODY_LIMIT } },
 		[`${path}/:id`]: { get: { scope: read, handlers: [get] }, patch: { scope: write, write: update } },
 	};
 }

@@ -4,7 +4,7 @@ import { SCOPES, type Scope } from '../api-keys/model';
 import { listCertificates } from '../certificates/list';
 import { ID_PATTERNS } from '../common/id-shapes';
 import { listCourses } from '../courses/list';
-import { createEnrollmentBody } from '../enrollments/create';
+import { createEnrollmentBody, enrollmentBatchOptions } from '../enrollments/create';
 import { listEnrollments } from '../enrollments/list';
 import { updateEnrollmentBody } from '../enrollments/update';
 import { EVENT_ID } from '../events/feed';
@@ -157,17 +157,17 @@ function getOperation(operationId: string, summary: string, item: string, scope:
 }
 
 /** POST …/batch: up to 100 bodies of the single POST (`single`), each answered as that POST would be. */
-function batchOperation(operationId: string, summary: string, item: string, scope: Scope, single: Joi.ObjectSchema) {
+function batchOperation(operationId: string, summary: string, item: string, scope: Scope, single: Joi.ObjectSchema, options?: { schema: Joi.ObjectSchema; answers: string }) {
 	return {
 		operationId,
 		summary,
 		description: `${batchDescription} Needs \`${scope}\`.`,
 		tags: [item],
 		...security(scope),
-		requestBody: requestBody(single, batchBody(schemaOf(single))),
+		requestBody: requestBody(single, batchBody(schemaOf(single), options && schemaOf(options.schema))),
 		responses: {
 			'200': ok(
-				`Each item's answer, in order: 201 with the new ${item.toLowerCase()}, or the problem its own POST would answer.`,
+				`Each item's answer, in order: 201 with the new ${item.toLowerCase()}, or the problem its own POST would answer${options ? `; ${options.answers}` : ''}.`,
 				batchResult(ref(item), ref('Problem')),
 			),
 			'400': problem('Malformed JSON; no `items`, more than 100, an item that is not a JSON object, or an unknown field (one `errors` entry each). Nothing was run.', 400, [
@@ -604,7 +604,10 @@ export function openApiDocument() {
 				post: createEnrollment,
 			},
 			'/api/v1/enrollments/batch': {
-				post: batchOperation('createEnrollments', 'Enroll up to 100 students in courses at once', 'Enrollment', 'write:enrollments', createEnrollmentBody),
+				post: batchOperation('createEnrollments', 'Enroll up to 100 students in courses at once', 'Enrollment', 'write:enrollments', createEnrollmentBody, {
+					schema: enrollmentBatchOptions,
+					answers: 'with `if_exists: "return"`, 200 with the existing enrollment for a student already enrolled in the course',
+				}),
 			},
 			'/api/v1/enrollments/{id}': {
 				...getOperation('getEnrollment', 'Retrieve an enrollment', 'Enrollment', 'read:enrollments', ID_PATTERNS.enrollment),

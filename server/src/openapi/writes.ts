@@ -106,7 +106,7 @@ export function batchResult(record: object, problemSchema: object): object {
 					required: ['index', 'status', 'body'],
 					properties: {
 						index: { type: 'integer', minimum: 0, maximum: MAX_BATCH_ITEMS - 1, description: 'The item\'s place in `items`, from 0.' },
-						status: { type: 'integer', description: 'The status the single POST would answer for this item (201, or a 4xx; 500 for an unexpected failure of this item).' },
+						status: { type: 'integer', description: 'The status the single POST would answer for this item (201; 200 for an existing record an envelope option returns; a 4xx; 500 for an unexpected failure of this item).' },
 						body: { anyOf: [record, problemSchema], description: 'What the single POST would answer: the new record, or a problem.' },
 					},
 				},
@@ -115,13 +115,16 @@ export function batchResult(record: object, problemSchema: object): object {
 	};
 }
 
-/** The request body of a batch endpoint: `{ "items": [ up to 100 bodies of the single POST ] }`. */
-export function batchBody(itemSchema: object): object {
+/**
+ * The request body of a batch endpoint: `{ "items": [ up to 100 bodies of the single POST ] }`,
+ * and the envelope's options beside `items` when it takes any (`options`: their JSON Schema).
+ */
+export function batchBody(itemSchema: object, options?: { properties?: object }): object {
 	return {
 		type: 'object',
 		additionalProperties: false,
 		required: ['items'],
-		properties: { items: { type: 'array', maxItems: MAX_BATCH_ITEMS, items: itemSchema } },
+		properties: { items: { type: 'array', maxItems: MAX_BATCH_ITEMS, items: itemSchema }, ...options?.properties },
 	};
 }
 
