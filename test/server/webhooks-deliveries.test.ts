@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 
-import { AuditEvent, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
+import { AuditEvent, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint } from '../../server/src/db';
+import { send } from '../../server/src/webhooks/send';
 import { MAX_ATTEMPTS } from '../../server/src/webhooks/schedule';
 import { verifySignature } from '../../nodes/LmsInstantTrigger/signature';
 import { startReceiver } from '../helpers/receiver';
@@ -70,7 +71,8 @@ describe('GET …/deliveries', () => {
 			delivered_at: expect.any(String),
 			created_at: expect.any(String),
 			last_request: { headers: expect.objectContaining({ 'LMS-Event-Type': 'user.created' }), body: expect.stringContaining('"type":"user.created"') },
-			last_response: { status: 200, body: 'ok' },
+			// A loopback receiver: its answer's status only, never its body (SPEC §22).
+			last_response: { status: 200, body: null },
 		});
 		expect(failing).toMatchObject({ status: 'pending', last_status_code: 500, last_error: 'HTTP 500', next_attempt_at: expect.any(String) });
 		expect((await deliveriesOf(id, '?status=delivered')).map((d) => d.id)).toEqual([delivered.id]);
@@ -79,24 +81,42 @@ describe('GET …/deliveries', () => {
 		expect(page.headers.get('link')).toContain('rel="first"');
 	});
 
-	test("each delivery keeps its last attempt's request and response, bodies cut at 4 KB with a marker", async () => {
+	test("each delivery keeps its last attempt's request; of a loopback receiver's answer only status and size, every attempt kept", async () => {
 		const { id } = await subscribe();
 		const huge = 'x'.repeat(20_000);
 		suite.receiver.answer((_r, res) => res.writeHead(502, { 'Content-Type': 'text/html' }).end(huge));
 		await newUser();
-		const [sent] = await suite.receiver.waitFor(1);
+		const [sent] = await suite.receiver.waitFor(2);
 		const [delivery] = await waitUntil(async () => {
 			const rows = await deliveriesOf(id);
-			return rows.length === 1 && rows[0].last_response !== null && rows;
+			return rows.length === 1 && Number(rows[0].attempts) === 2 && rows[0].last_response !== null && rows;
 		});
 		const request = delivery.last_request as { headers: Record<string, string>; body: string };
 		// The request as the receiver got it: same body, same signature.
 		expect(request.body).toBe(sent.body);
-		expect(request.headers['LMS-Signature']).toBe(sent.headers['lms-signature']);
 		expect(request.headers['LMS-Event-Id']).toBe(sent.headers['lms-event-id']);
-		expect(delivery.last_response).toEqual({ status: 502, body: `${'x'.repeat(4096)}… [truncated: 20000 bytes in all]` });
+		// M2: the answer of a destination that is not public is not kept, so the URL policy's exceptions cannot be read through it.
+		expect(delivery.last_response).toEqual({ status: 502, body: null });
 		const stored = await WebhookDelivery.findByPk(String(delivery.id));
-		expect(stored!.lastResponseBody!.length).toBeLessThan(4200);
+		expect(stored!.lastResponseBody).toBeNull();
+		// Every attempt is a row, written with its outcome.
+		const attempts = await waitUntil(async () => {
+			const rows = await WebhookDeliveryAttempt.findAll({ where: { deliveryId: String(delivery.id) }, order: [['id', 'ASC']] });
+			return rows.length === 2 && rows;
+		});
+		expect(attempts.map((a) => [a.attempt, a.statusCode, a.responseSize, a.responseBody, a.error])).toEqual([
+			[1, 502, 20_000, null, 'HTTP 502'],
+			[2, 502, 20_000, null, 'HTTP 502'],
+		]);
+		expect(attempts[0].durationMs).toBeGreaterThanOrEqual(0);
+		expect(JSON.parse(attempts[0].requestHeaders!)).toMatchObject({ 'LMS-Event-Id': sent.headers['lms-event-id'] });
+	});
+
+	test('a public destination\'s answer is kept cut at 4 KB with a marker, with its whole size', async () => {
+		suite.receiver.answer((_r, res) => res.writeHead(502).end('x'.repeat(20_000)));
+		const url = new URL(suite.receiver.url);
+		const result = await send({ url, address: '127.0.0.1', family: 4, public: true }, {}, '{}', 1000);
+		expect(result).toEqual({ status: 502, responseBody: `${'x'.repeat(4096)}… [truncated: 20000 bytes in all]`, responseSize: 20_000 });
 	});
 
 	test('another organization, an unknown endpoint, a bad filter and a key without manage:webhooks are refused', async () => {

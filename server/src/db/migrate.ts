@@ -20,6 +20,7 @@ import * as webhookDeliveryExchanges from './migrations/0018-webhook-delivery-ex
 import * as reportCounters from './migrations/0019-report-counters';
 import * as apiKeyExpiry from './migrations/0020-api-key-expiry';
 import * as webhookDeliveriesPendingByEndpoint from './migrations/0021-webhook-deliveries-pending-by-endpoint';
+import * as webhookDeliveryAttempts from './migrations/0024-webhook-delivery-attempts-and-key-grace';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -46,6 +47,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0019-report-counters', reportCounters],
 	['0020-api-key-expiry', apiKeyExpiry],
 	['0021-webhook-deliveries-pending-by-endpoint', webhookDeliveriesPendingByEndpoint],
+	['0024-webhook-delivery-attempts-and-key-grace', webhookDeliveryAttempts],
 ];
 
 /** Where umzug records the migrations applied. */

@@ -10,13 +10,13 @@ import { Organization } from '../organizations/model';
 import { OneTimeKeyRow } from '../settings/one-time-key-model';
 import { SignInAttempt } from '../sign-in/model';
 import { User } from '../users/model';
-import { WebhookDelivery, WebhookEndpoint } from '../webhooks/model';
+import { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint } from '../webhooks/model';
 
 /** Binds every model to the process's one Sequelize instance. */
 export function initModels(sequelize: Sequelize): void {
-	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent, Event, WebhookEndpoint, WebhookDelivery, SignInAttempt, OneTimeKeyRow, IdempotencyKey]) {
+	for (const model of [Organization, User, Course, Enrollment, Certificate, ApiKey, AuditEvent, Event, WebhookEndpoint, WebhookDelivery, WebhookDeliveryAttempt, SignInAttempt, OneTimeKeyRow, IdempotencyKey]) {
 		model.initModel(sequelize);
 	}
 }
 
-export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, IdempotencyKey, OneTimeKeyRow, Organization, SignInAttempt, User, WebhookDelivery, WebhookEndpoint };
+export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, IdempotencyKey, OneTimeKeyRow, Organization, SignInAttempt, User, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint };

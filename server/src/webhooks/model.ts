@@ -112,3 +112,41 @@ export class WebhookDelivery extends Model<InferAttributes<WebhookDelivery>, Inf
 		);
 	}
 }
+
+/**
+ * One send of a delivery (SPEC §22: every attempt kept and listed), written with the outcome it
+ * led to. `responseBody` is null for destinations that are not public (private, loopback,
+ * allow-listed): of those only the status and the size of the answer are kept.
+ */
+export class WebhookDeliveryAttempt extends Model<InferAttributes<WebhookDeliveryAttempt>, InferCreationAttributes<WebhookDeliveryAttempt>> {
+	declare id: CreationOptional<number>;
+	declare deliveryId: string;
+	/** The delivery's attempt count when this send was claimed. */
+	declare attempt: number;
+	declare startedAt: Date;
+	declare durationMs: number;
+	declare statusCode: number | null;
+	declare error: string | null;
+	/** JSON of the headers sent; null when nothing was sent (the URL was refused). */
+	declare requestHeaders: string | null;
+	declare responseBody: string | null;
+	declare responseSize: number | null;
+
+	static initModel(sequelize: Sequelize): void {
+		WebhookDeliveryAttempt.init(
+			{
+				id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+				deliveryId: { type: DataTypes.STRING(40), allowNull: false },
+				attempt: { type: DataTypes.INTEGER, allowNull: false },
+				startedAt: { type: DataTypes.DATE, allowNull: false },
+				durationMs: { type: DataTypes.INTEGER, allowNull: false },
+				statusCode: { type: DataTypes.INTEGER, allowNull: true },
+				error: { type: DataTypes.STRING(300), allowNull: true },
+				requestHeaders: { type: DataTypes.TEXT, allowNull: true },
+				responseBody: { type: DataTypes.TEXT, allowNull: true },
+				responseSize: { type: DataTypes.INTEGER, allowNull: true },
+			},
+			{ sequelize, tableName: 'webhook_delivery_attempts', timestamps: false },
+		);
+	}
+}

@@ -2,7 +2,7 @@ import { Op } from 'sequelize';
 
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
-import { WebhookDelivery, WebhookEndpoint } from './model';
+import { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint } from './model';
 
 const DAY_MS = 24 * 3_600_000;
 const BATCH = 500;
@@ -10,7 +10,8 @@ const BATCH = 500;
 /**
  * Removes finished deliveries (delivered or failed) older than the event retention: their
  * events are gone too, and the settings page shows only the latest. Pending ones stay whatever
- * their age (the retry schedule ends within two days anyway). Returns how many it removed.
+ * their age (the retry schedule ends within two days anyway). Their attempts go with them.
+ * Returns how many it removed.
  */
 export async function pruneDeliveries(retentionDays: number, now = new Date()): Promise<number> {
 	const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
@@ -22,9 +23,11 @@ export async function pruneDeliveries(retentionDays: number, now = new Date()): 
 			limit: BATCH,
 		});
 		if (rows.length === 0) break;
-		await writeTransaction(database(), (transaction) =>
-			WebhookDelivery.destroy({ where: { id: rows.map((r) => r.id) }, transaction }),
-		);
+		const ids = rows.map((r) => r.id);
+		await writeTransaction(database(), async (transaction) => {
+			await WebhookDeliveryAttempt.destroy({ where: { deliveryId: ids }, transaction });
+			await WebhookDelivery.destroy({ where: { id: ids }, transaction });
+		});
 		removed += rows.length;
 	}
 	await pruneDeletedEndpoints(cutoff);

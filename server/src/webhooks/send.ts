@@ -14,6 +14,8 @@ export interface SendResult {
 	timedOut?: boolean;
 	/** The answer's body, cut to EXCHANGE_BODY_BYTES (webhooks/exchange.ts); undefined without an answer. */
 	responseBody?: string;
+	/** The answer's size in bytes, whole; undefined without an answer. */
+	responseSize?: number;
 }
 
 /**
@@ -63,7 +65,7 @@ function post(target: DeliveryTarget, headers: Record<string, string>, body: str
 					chunks.push(chunk);
 					kept += chunk.length;
 				});
-				const ended = () => done({ status: response.statusCode, responseBody: keptBody(Buffer.concat(chunks), total) });
+				const ended = () => done({ status: response.statusCode, responseBody: keptBody(Buffer.concat(chunks), total), responseSize: total });
 				response.on('end', ended);
 				response.on('error', ended);
 			},

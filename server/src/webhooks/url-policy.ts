@@ -141,6 +141,12 @@ export interface DeliveryTarget {
 	/** The checked address to connect to. */
 	address: string;
 	family: 4 | 6;
+	/**
+	 * Every address the host resolved to is public. Otherwise (private, loopback, allow-listed)
+	 * the receiver's answer is not kept, only its status and size (SPEC §22): the URL policy lets
+	 * the operator's own services through, and their answers must not be readable by whoever set the URL.
+	 */
+	public: boolean;
 }
 
 /** Refuses anything that is not an absolute http(s) URL; returns it parsed. */
@@ -272,9 +278,11 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<D
 	const url = parseWebhookUrl(raw);
 	const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
 	const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolveHost(host, policy.dns);
+	let everyPublic = true;
 	for (const { address } of addresses) {
 		const verdict = classifyAddress(address);
 		if (verdict === 'public') continue;
+		everyPublic = false;
 		if (verdict !== 'forbidden' && allowedNonPublic(verdict, url, host, address, policy)) continue;
 		throw new WebhookUrlError(
 			`The url's host ${host} is not a public address. Webhooks are sent to public addresses only; the server's operator can allow ` +
@@ -282,5 +290,5 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<D
 		);
 	}
 	const chosen = ipaddr.process(addresses[0].address);
-	return { url, address: chosen.toString(), family: chosen.kind() === 'ipv4' ? 4 : 6 };
+	return { url, address: chosen.toString(), family: chosen.kind() === 'ipv4' ? 4 : 6, public: everyPublic };
 }

@@ -13,6 +13,7 @@ import { WebhookDelivery, WebhookEndpoint } from './model';
 import { dropConnections } from './connections';
 import { candidates, claimPostgres, due, EVENT_BY_ID } from './queries';
 import { ownerScopes } from './service';
+import { recordAttempt, type AttemptRecord } from './attempts';
 import { keptBody, type SentRequest } from './exchange';
 import { DISABLE_AFTER_MS, nextAttemptAfter } from './schedule';
 import { send, type SendResult } from './send';
@@ -194,6 +195,8 @@ export class DeliveryWorker {
 		let result: SendResult;
 		// What this attempt sent and got back, for the delivery log; none when nothing was sent.
 		let exchange: { lastRequest: string | null; lastResponseBody: string | null } = { lastRequest: null, lastResponseBody: null };
+		let requestHeaders: string | null = null;
+		const startedAt = new Date();
 		try {
 			const target = await checkWebhookUrl(endpoint.url, this.config);
 			// Too close to the lease's end to finish within it: leave the attempt to the next claim.
@@ -203,7 +206,10 @@ export class DeliveryWorker {
 				result = signed;
 			} else {
 				result = await send(target, signed.headers, body.json, this.config.timeoutMs);
+				// Of a destination that is not public only the status and size of the answer are kept (SPEC §22).
+				if (!target.public) result = { ...result, responseBody: undefined };
 				const request: SentRequest = { headers: signed.headers, body: keptBody(body.json) };
+				requestHeaders = JSON.stringify(signed.headers);
 				exchange = { lastRequest: JSON.stringify(request), lastResponseBody: result.responseBody ?? null };
 			}
 		} catch (err) {
@@ -213,24 +219,36 @@ export class DeliveryWorker {
 			result = { error: err.message };
 		}
 		const now = new Date();
+		const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+		const tried: AttemptRecord = {
+			deliveryId: row.id,
+			attempt: row.attempts,
+			startedAt,
+			durationMs: now.getTime() - startedAt.getTime(),
+			statusCode: result.status ?? null,
+			error: ok ? null : (result.error ?? `HTTP ${result.status}`).slice(0, 300),
+			requestHeaders,
+			responseBody: result.responseBody ?? null,
+			responseSize: result.responseSize ?? null,
+		};
 		// An endpoint that let an attempt time out is given fewer slots until it answers in time.
 		if (result.timedOut) this.slow.add(endpoint.id);
 		else if (result.status !== undefined) this.slow.delete(endpoint.id);
-		if (result.status !== undefined && result.status >= 200 && result.status < 300) {
-			await this.finish(row, token, { status: 'delivered', deliveredAt: now, lastStatusCode: result.status, lastError: null, ...exchange });
+		if (ok) {
+			await this.finish(row, token, { status: 'delivered', deliveredAt: now, lastStatusCode: result.status, lastError: null, ...exchange }, tried);
 			if (endpoint.failingSince) {
 				await this.write((transaction) => WebhookEndpoint.update({ failingSince: null }, { where: { id: endpoint.id }, transaction }));
 			}
 			return;
 		}
 		const next = nextAttemptAfter(row.attempts, this.config.retryBaseMs, now);
-		const lastError = (result.error ?? `HTTP ${result.status}`).slice(0, 300);
+		const lastError = tried.error;
 		await this.finish(row, token, {
 			...(next ? { nextAttemptAt: next } : { status: 'failed' }),
 			lastStatusCode: result.status ?? null,
 			lastError,
 			...exchange,
-		});
+		}, tried);
 		await this.noteFailure(endpoint, now);
 		this.logger.warn(
 			{ delivery: row.id, endpoint: endpoint.id, event: row.event_id, attempt: row.attempts, status: result.status, error: result.error },
@@ -287,10 +305,13 @@ export class DeliveryWorker {
 	 * have marked the delivery delivered while this attempt was out, its 2xx lost or not yet come:
 	 * then the receipt stands (the attempt's status code and error are noted, its failure is not:
 	 * a last attempt that fails must not turn a received event into a failed one, nor schedule a retry).
+	 * A send (`tried`) is written to the delivery's attempts in the same transaction.
 	 */
-	private async finish(row: Claimed, token: string, changes: Partial<WebhookDelivery['_attributes']>): Promise<void> {
+	private async finish(row: Claimed, token: string, changes: Partial<WebhookDelivery['_attributes']>, tried?: AttemptRecord): Promise<void> {
 		const released = { leaseUntil: null, leaseToken: null };
 		const recorded = await this.write(async (transaction) => {
+			// The send happened whoever holds the lease now: it is in the delivery's attempts either way.
+			if (tried) await recordAttempt(tried, transaction);
 			const [updated] = await WebhookDelivery.update(
 				{ ...changes, ...released },
 				{ where: { id: row.id, leaseToken: token, status: 'pending' }, transaction },
