@@ -18,6 +18,7 @@ const UNIT = [
 	'<rootDir>/test/nodes/trigger-v2-edges.test.ts',
 	'<rootDir>/test/nodes/v2.test.ts',
 	'<rootDir>/test/server/jobs.test.ts',
+	'<rootDir>/test/server/scim-filter-fuzz.test.ts',
 	'<rootDir>/test/server/trust-proxy.test.ts',
 ];
 const PROCESS = ['<rootDir>/test/cluster/', '<rootDir>/test/reliability/', '<rootDir>/test/server/cli-'];

@@ -28,6 +28,7 @@ export const scimErrors = {
 	invalidValue: (detail: string) => new ScimError(400, 'invalidValue', detail),
 	invalidFilter: (detail: string) => new ScimError(400, 'invalidFilter', detail),
 	invalidSyntax: (detail: string) => new ScimError(400, 'invalidSyntax', detail),
+	invalidPath: (detail: string) => new ScimError(400, 'invalidPath', detail),
 	preconditionFailed: () =>
 		new ScimError(412, undefined, 'The user changed since you read it (If-Match does not match its ETag). Read it again and retry with the new version.'),
 };

@@ -6,6 +6,7 @@ import { changeUser } from '../users/change';
 import { bodyObject } from './body';
 import { scimErrors } from './errors';
 import { checkIfMatch } from './etag';
+import { checkPatchPath } from './filter-parse';
 import { findUser, sendUser } from './get';
 import { scimBase, userResource } from './resource';
 import { PATCH_OP, ScimUser, type UserResource } from './schema';
@@ -36,10 +37,12 @@ function withBooleans(operation: unknown): unknown {
  */
 export const patchUser: RequestHandler = async (req, res) => {
 	const body = bodyObject(req);
+	const operations = body.Operations;
+	// Every path is bounded before anything reads it (scimmy expands a path's filter).
+	if (Array.isArray(operations)) for (const op of operations) if (typeof (op as { path?: unknown })?.path === 'string') checkPatchPath((op as { path: string }).path);
 	const organizationId = callerOf(res).organization.id;
 	const row = await findUser(organizationId, String(req.params.id));
 	checkIfMatch(req, row);
-	const operations = body.Operations;
 	if (Array.isArray(operations) && operations.length === 0) {
 		if (!Array.isArray(body.schemas) || !body.schemas.includes(PATCH_OP)) throw scimErrors.invalidSyntax(`The body's "schemas" must be ["${PATCH_OP}"].`);
 		sendUser(res, 200, row);
