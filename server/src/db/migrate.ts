@@ -26,7 +26,10 @@ type Migration = RunnableMigration<QueryInterface>;
 
 /**
  * Versioned migrations, listed explicitly so the compiled server needs no file globbing and
- * the order is plain to read. Add new ones at the end; never edit one that has shipped.
+ * the order is plain to read. Add new ones at the end; never edit one that has shipped. A
+ * migration carries the SQL and helpers it needs, importing nothing from outside its folder but
+ * sequelize/umzug types, so a change elsewhere cannot rewrite it (test/server/migrations.test.ts,
+ * which also holds the schema the shipped ones leave to a dump of it).
  */
 const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0001-initial', initial],

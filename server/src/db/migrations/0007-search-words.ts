@@ -1,7 +1,5 @@
 import type { QueryInterface } from 'sequelize';
 
-import { normalize, wordSuffixes } from '../../search/words';
-
 /**
  * The search index (SPEC §13, search/words.ts): one row per (record, lower-cased text a search
  * may start with). The primary key is the index a search reads as a range; on PostgreSQL the
@@ -20,6 +18,16 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
 	)`);
 	await backfill(qi, 'user', 'SELECT id, organization_id, name, email_lower FROM users', (r) => [normalize(String(r.email_lower)), ...wordSuffixes(String(r.name))]);
 	await backfill(qi, 'course', 'SELECT id, organization_id, title FROM courses', (r) => wordSuffixes(String(r.title)));
+}
+
+/** search/words.ts's text rules as they were when this migration shipped (a migration never changes). */
+function normalize(text: string): string {
+	return text.toLowerCase().replace(/\s+/gu, ' ');
+}
+
+function wordSuffixes(text: string): string[] {
+	const words = normalize(text).trim().split(' ').filter((w) => w !== '');
+	return words.map((_, i) => words.slice(i).join(' '));
 }
 
 async function backfill(qi: QueryInterface, kind: string, select: string, texts: (row: Record<string, unknown>) => string[]): Promise<void> {

@@ -1,8 +1,5 @@
 import type { QueryInterface } from 'sequelize';
 
-import { bumps, type Counted } from './0009-list-counts';
-import { applyDeltas, deltas } from './0010-list-counts-per-statement';
-
 /**
  * Counters for the completion report's clock-bound columns (SPEC §17; reports/course-completion.ts),
  * so that it no longer counts hundreds of thousands of index entries per request (1.2 s on SQLite
@@ -20,6 +17,42 @@ import { applyDeltas, deltas } from './0010-list-counts-per-statement';
  *   (now, now + 30 days]; both ranges are at most two months of certificates in
  *   certificates_org_expiry.
  */
+
+/*
+ * The counter SQL of 0009 (bumps: SQLite's row triggers) and 0010 (deltas, applyDeltas:
+ * PostgreSQL's statement triggers) as it was when this migration shipped: carried here, not
+ * imported, so that this migration never changes.
+ */
+
+interface Counted {
+	table: string;
+	columns: string[];
+	filters: (r: string) => string[];
+	shown?: (r: string) => string;
+}
+
+function bumps({ table, filters, shown }: Counted, r: 'NEW' | 'OLD', delta: 1 | -1): string {
+	return filters(r)
+		.map(
+			(filter) =>
+				`INSERT INTO list_counts (organization_id, list, filter, n) SELECT ${r}.organization_id, '${table}', ${filter}, ${delta} WHERE ${shown?.(r) ?? 'true'}
+				ON CONFLICT (organization_id, list, filter) DO UPDATE SET n = list_counts.n + excluded.n;`,
+		)
+		.join('\n');
+}
+
+function deltas({ filters, shown }: Counted, rows: 'new_rows' | 'old_rows', delta: 1 | -1): string {
+	return filters('r')
+		.map((filter) => `SELECT r.organization_id, ${filter} AS filter, ${delta} AS delta FROM ${rows} r WHERE ${shown?.('r') ?? 'true'}`)
+		.join(' UNION ALL ');
+}
+
+function applyDeltas(counted: Counted, parts: string[]): string {
+	return `INSERT INTO list_counts (organization_id, list, filter, n)
+		SELECT organization_id, '${counted.table}', filter, SUM(delta) FROM (${parts.join(' UNION ALL ')}) d
+		GROUP BY organization_id, filter HAVING SUM(delta) <> 0 ORDER BY organization_id, filter
+		ON CONFLICT (organization_id, list, filter) DO UPDATE SET n = list_counts.n + excluded.n;`;
+}
 
 const month = (pg: boolean) => (column: string) =>
 	pg ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM')` : `strftime('%Y-%m', ${column})`;
