@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { outcomeOf, type LmsItemOutcome } from './execute';
-import { httpFailureOf, idempotencyKeyFor, lmsAnswerError, lmsApiRequest } from './transport';
+import { asNodeError, httpFailureOf, idempotencyKeyFor, lmsAnswerError, lmsApiRequest, lmsProblemOf } from './transport';
 
 /**
  * Creates for many input items as one request (SPEC §18: `POST {endpoint}/batch`, up to 100
@@ -31,10 +31,23 @@ export interface BatchOptions {
 	one: (this: IExecuteFunctions, entry: BatchEntry) => Promise<IDataObject | IDataObject[]>;
 	/** A refused item of the batch: the node's handling of that error (throw it, or recover). */
 	refused: (this: IExecuteFunctions, error: unknown, entry: BatchEntry) => Promise<IDataObject | IDataObject[]>;
+	/**
+	 * Fields of the batch request beside `items` (enrollments: `if_exists`). An LMS that does not
+	 * know them refuses the batch with a 400 naming one; the batch then goes again without them.
+	 */
+	envelope?: IDataObject;
 }
 
 /** Node runs whose LMS has no batch endpoint (an older server): they go on one item per request. */
 const withoutBatches = new WeakSet<object>();
+/** Node runs whose LMS refused the envelope's options (an older server): their batches go without them. */
+const withoutEnvelope = new WeakSet<object>();
+
+/** A 400 naming one of the envelope's fields: an LMS older than that option. */
+function refusesEnvelope(error: unknown, envelope: IDataObject): boolean {
+	const problem = lmsProblemOf(error);
+	return problem?.code === 'invalid_request' && (problem.errors ?? []).some((entry) => entry.param !== undefined && entry.param in envelope);
+}
 
 /** 404/405 for the batch path: the LMS predates batches. */
 function isMissingBatchEndpoint(error: unknown): boolean {
@@ -72,16 +85,27 @@ export async function createInBatch(this: IExecuteFunctions, options: BatchOptio
 	if (toSend.length === 1 || withoutBatches.has(this)) return await oneByOne();
 
 	const batchEndpoint = `${endpoint}/batch`;
-	let answer: IDataObject;
-	try {
-		answer = await lmsApiRequest.call(this, {
+	const items = `i${itemIndexes[0]}-${itemIndexes[itemIndexes.length - 1]}`;
+	const send = async (envelope: IDataObject | undefined) =>
+		await lmsApiRequest.call(this, {
 			method: 'POST',
 			endpoint: batchEndpoint,
-			body: { items: toSend.map((entry) => entry.body) },
+			body: { items: toSend.map((entry) => entry.body), ...envelope },
 			itemIndex: toSend[0].itemIndex,
 			// One key for the batch, from the input items it serves: a retry sends the same batch.
-			idempotencyKey: idempotencyKeyFor(this, `i${itemIndexes[0]}-${itemIndexes[itemIndexes.length - 1]}`, 'POST', batchEndpoint),
+			// Without the envelope's options it is another request, so another key.
+			idempotencyKey: idempotencyKeyFor(this, options.envelope && !envelope ? `${items}-plain` : items, 'POST', batchEndpoint),
 		});
+	const envelope = options.envelope && !withoutEnvelope.has(this) ? options.envelope : undefined;
+	let answer: IDataObject;
+	try {
+		try {
+			answer = await send(envelope);
+		} catch (error) {
+			if (!envelope || !refusesEnvelope(error, envelope)) throw asNodeError(this.getNode(), error, toSend[0].itemIndex);
+			withoutEnvelope.add(this);
+			answer = await send(undefined);
+		}
 	} catch (error) {
 		if (isMissingBatchEndpoint(error)) {
 			withoutBatches.add(this);
@@ -104,7 +128,12 @@ export async function createInBatch(this: IExecuteFunctions, options: BatchOptio
 			outcomes[entry.at] = { records: body as IDataObject };
 			continue;
 		}
-		const error = await lmsAnswerError.call(this, { status, body }, { method: 'POST', endpoint, body: entry.body, itemIndex: entry.itemIndex });
+		const error = await lmsAnswerError.call(
+			this,
+			{ status, body },
+			{ method: 'POST', endpoint, body: entry.body, itemIndex: entry.itemIndex },
+			{ endpoint: batchEndpoint, position: i },
+		);
 		outcomes[entry.at] = await outcomeOf.call(this, async () => await options.refused.call(this, error, entry), entry.itemIndex);
 	}
 	return outcomes;

@@ -1,5 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type NodeApiError } from 'n8n-workflow';
 
 import { filterQuery, type FilterMap, type IdFieldOptions } from './descriptions';
 import { locatorId, requiredLocatorId, type LmsRecordKind, LMS_RECORD_KINDS } from './locators';
@@ -24,6 +23,8 @@ export interface LmsOperation {
 	 * once, with one outcome per item, in order. The item loop then calls this instead of execute.
 	 */
 	executeMany?: (this: IExecuteFunctions, itemIndexes: number[]) => Promise<LmsItemOutcome[]>;
+	/** For a batch stopped by a failed item: how to run the whole input again safely. */
+	rerunHint?: string;
 }
 
 /**
@@ -94,10 +95,20 @@ export async function executeLmsOperation(
 	if (executeMany) {
 		// Batches of input items, each answered item by item: the output is the same as one
 		// request per item would give, in the same order and pairing.
+		const done: Done[] = [];
 		for (let start = 0; start < items.length; start += MAX_BATCH_ITEMS) {
 			const itemIndexes = Array.from({ length: Math.min(MAX_BATCH_ITEMS, items.length - start) }, (_, i) => start + i);
 			const outcomes = await executeMany.call(this, itemIndexes);
-			itemIndexes.forEach((itemIndex, i) => output(itemIndex, outcomes[i]));
+			for (const [i, itemIndex] of itemIndexes.entries()) {
+				const outcome = outcomes[i];
+				if ('error' in outcome && !this.continueOnFail()) {
+					// n8n shows no output of a node that stops: the error says what was done anyway.
+					const sentWithIt = itemIndexes.slice(i + 1).flatMap((later, j) => doneOf(later, outcomes[i + 1 + j]));
+					throw withProgress(asNodeError(this.getNode(), outcome.error, itemIndex), done, sentWithIt, selected.rerunHint);
+				}
+				output(itemIndex, outcome);
+				done.push(...doneOf(itemIndex, outcome));
+			}
 		}
 		return [returnData];
 	}
@@ -105,6 +116,52 @@ export async function executeLmsOperation(
 		output(itemIndex, await outcomeOf.call(this, selected.execute, itemIndex));
 	}
 	return [returnData];
+}
+
+/** An input item that succeeded, and the ids of the records it gave. */
+interface Done {
+	itemIndex: number;
+	ids: string[];
+}
+
+function doneOf(itemIndex: number, outcome: LmsItemOutcome): Done[] {
+	if (!('records' in outcome)) return [];
+	const records = Array.isArray(outcome.records) ? outcome.records : [outcome.records];
+	return [{ itemIndex, ids: records.map((record) => record.id).filter((id): id is string => typeof id === 'string') }];
+}
+
+/** `0, 1, 2, 5, 7, 8` → `0–2, 5, 7–8`. */
+function ranges(indexes: number[]): string {
+	const parts: string[] = [];
+	for (let i = 0; i < indexes.length; ) {
+		let j = i;
+		while (j + 1 < indexes.length && indexes[j + 1] === indexes[j] + 1) j++;
+		parts.push(i === j ? String(indexes[i]) : `${indexes[i]}–${indexes[j]}`);
+		i = j + 1;
+	}
+	return parts.join(', ');
+}
+
+function named(done: Done[]): string {
+	const ids = done.flatMap((entry) => entry.ids);
+	const shown = ids.length <= 6 ? ids.join(', ') : `${ids.slice(0, 3).join(', ')} … ${ids.slice(-3).join(', ')}`;
+	return `input item${done.length === 1 ? '' : 's'} ${ranges(done.map((entry) => entry.itemIndex))}${ids.length ? ` (${ids.length} record${ids.length === 1 ? '' : 's'}: ${shown})` : ''}`;
+}
+
+/**
+ * The error of the item that stopped a batched run, with what was done before it and in the same
+ * request after it: those changes are made in the LMS, though n8n shows no output for a node that
+ * stopped.
+ */
+function withProgress<E extends NodeApiError | NodeOperationError>(error: E, before: Done[], sentWithIt: Done[], rerunHint?: string): E {
+	if (before.length === 0 && sentWithIt.length === 0) return error;
+	const parts = [error.description ?? ''];
+	if (before.length) parts.push(`Done before it: ${named(before)}.`);
+	if (sentWithIt.length) parts.push(`Sent in the same request and done too: ${named(sentWithIt)}.`);
+	parts.push('Those changes are made in the LMS, though this run stops here without output. To see every item\'s outcome, set the node\'s Settings → On Error to "Continue (using error output)".');
+	if (rerunHint) parts.push(rerunHint);
+	error.description = parts.filter(Boolean).join(' ');
+	return error;
 }
 
 /**

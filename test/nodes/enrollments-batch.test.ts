@@ -111,6 +111,18 @@ describe('250 input items', () => {
 		expect(await Enrollment.count({ where: { studentId: students.map((s) => s.id) } })).toBe(250);
 	});
 
+	it('in another execution with Return Existing (a re-run): the same 3 requests and no read per item, each existing enrollment output as the API serves it', async () => {
+		const before = [await logged('/api/v1/enrollments/batch'), await server.requests({ route: '/api/v1/enrollments/:id', method: 'GET' })];
+		const rerun = await runNode(new LmsEnrollments(), create({ ifAlreadyEnrolled: 'returnExisting' }), {
+			...as(),
+			items: students.map((s) => ({ student: s.id, course: courseIds[0] })),
+			executionId: 'exec-250-rerun',
+		});
+		expect(rerun.error).toBeUndefined();
+		expect([(await logged('/api/v1/enrollments/batch')) - before[0], (await server.requests({ route: '/api/v1/enrollments/:id', method: 'GET' })) - before[1]]).toEqual([3, 0]);
+		expect(rerun.items).toEqual(run.items);
+	});
+
 	it('in another execution the keys are others: the LMS answers already enrolled, item by item', async () => {
 		const other = await runNode(new LmsEnrollments(), create(), {
 			...as(),
@@ -163,6 +175,24 @@ describe('partial failure', () => {
 		expect(error).toBeUndefined();
 		expect(items[0].json).toEqual((await api(`/enrollments/${String(existing.id)}`)).body);
 		expect(items[1].json).toMatchObject({ student_id: b.id, course_id: courseIds[2], status: 'active' });
+	});
+
+	it('without Continue On Fail, a bad item in the middle of 150: the error names it (index, student, course, the batch request) and the items done before and with it', async () => {
+		const students = await newStudents(149);
+		const inputs = students.map((s) => ({ student: s.id, course: courseIds[4] }));
+		inputs.splice(120, 0, { student: 'usr_nobodyInTheMiddle', course: courseIds[4] });
+		const { error } = await runNode(new LmsEnrollments(), create(), { ...as(), items: inputs });
+		expect(error?.message).toBe("Student usr_nobodyInTheMiddle was not found in the key's organization: check the Student ID");
+		expect(error?.context?.itemIndex).toBe(120);
+		const made = await Enrollment.findAll({ where: { studentId: students.map((s) => s.id) }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+		expect(made).toHaveLength(149);
+		const ids = new Map(made.map((e) => [e.studentId, e.id]));
+		const description = String(error?.description);
+		expect(description).toContain(`Input item 120 (student_id usr_nobodyInTheMiddle, course_id ${courseIds[4]}), sent as item 20 of POST ${server.baseUrl}/api/v1/enrollments/batch.`);
+		expect(description).toContain(`Done before it: input items 0–119 (120 records: ${ids.get(students[0].id)}, `);
+		expect(description).toContain(`${ids.get(students[119].id)}).`);
+		expect(description).toContain(`Sent in the same request and done too: input items 121–149 (29 records: ${ids.get(students[120].id)}`);
+		expect(description).toContain('Return Existing Enrollment');
 	});
 
 	it('without Continue On Fail the node stops at the first failed item and names it', async () => {
@@ -319,6 +349,31 @@ describe('the Idempotency-Key every write sends (nock)', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(items[0].json.id).toBe('enr_1');
+		expect(scope.isDone()).toBe(true);
+	});
+
+	it('an LMS without if_exists (400 naming it): the batch goes again without it, and Return Existing reads what exists', async () => {
+		const bodies: unknown[] = [];
+		const scope = lmsApi()
+			.post('/api/v1/enrollments/batch')
+			.reply(function (_uri, body) {
+				bodies.push(body);
+				return problem(400, 'invalid_request', 'Unknown field if_exists.', { errors: [{ param: 'if_exists', code: 'unknown_field', message: 'Unknown field if_exists: send only items.' }] });
+			})
+			.post('/api/v1/enrollments/batch')
+			.reply(function (_uri, body) {
+				bodies.push(body);
+				return [200, { data: [{ index: 0, status: 201, body: enrollment('enr_1', 'usr_1') }, { index: 1, status: 409, body: { code: 'already_enrolled', enrollment_id: 'enr_2', status: 409 } }] }];
+			})
+			.get('/api/v1/enrollments/enr_2')
+			.reply(200, enrollment('enr_2', 'usr_2'));
+		const { items, error } = await runNode(new LmsEnrollments(), create({ ifAlreadyEnrolled: 'returnExisting' }), {
+			credentials: mockCredentials,
+			items: [{ student: 'usr_1', course: 'crs_1' }, { student: 'usr_2', course: 'crs_1' }],
+		});
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json.id)).toEqual(['enr_1', 'enr_2']);
+		expect(bodies.map((body) => Object.keys(body as object))).toEqual([['items', 'if_exists'], ['items']]);
 		expect(scope.isDone()).toBe(true);
 	});
 

@@ -142,6 +142,39 @@ describe('Create or Update', () => {
 		expect(run.items[2].json).toMatchObject({ email: 'only-hr@n8n-users.example', external_id: 'EXT-79' });
 	});
 
+	it('by email on 200 items where half exist (a quarter changed): one lookup and one create batch per 100, a PATCH only for who changed', async () => {
+		const people = Array.from({ length: 200 }, (_, i) => ({ name: `Roster ${i}`, email: `roster${i}@n8n-users.example` }));
+		// Every other person exists already; every fourth of those under an old name.
+		for (const [i, person] of people.entries()) {
+			if (i % 2 === 0) await api('/users', { method: 'POST', body: { ...person, name: i % 4 === 0 ? `Old ${i}` : person.name } });
+		}
+		const count = async () => [await server.requests({ route: '/api/v1/users', method: 'GET' }), await logged('/api/v1/users/batch'), await logged('/api/v1/users'), await server.requests({ route: '/api/v1/users/:id', method: 'PATCH' })];
+		const before = await count();
+		const run = await runNode(new LmsUsers(), upsert('email'), { ...as(), items: people, executionId: 'exec-roster' });
+		expect(run.error).toBeUndefined();
+		const after = await count();
+		// Lookups, create batches, single creates, PATCHes.
+		expect(after.map((n, i) => n - before[i])).toEqual([2, 2, 0, 50]);
+		expect(run.items.map((item) => [item.json.name, item.json.email, item.pairedItem])).toEqual(people.map((p, i) => [p.name, p.email, { item: i }]));
+		for (const item of run.items.filter((_, i) => i % 10 === 0)) expect(item.json).toEqual((await api(`/users/${String(item.json.id)}`)).body);
+		expect(await User.count({ where: { organizationId, email: people.map((p) => p.email) } })).toBe(200);
+	});
+
+	it('by email, an existing admin is never passed off as updated: the item fails as its PATCH does', async () => {
+		const { body: admins } = await api('/users?role=admin&per_page=1');
+		const admin = (admins.data as IDataObject[])[0];
+		const run = await runNode(new LmsUsers(), upsert('email'), {
+			...as(),
+			continueOnFail: true,
+			items: [
+				{ name: admin.name, email: admin.email },
+				{ name: 'Beside Admin', email: 'beside-admin@n8n-users.example' },
+			],
+		});
+		expect(String(run.items[0].json.error)).toContain('admin');
+		expect(run.items[1].json).toMatchObject({ email: 'beside-admin@n8n-users.example' });
+	});
+
 	it('ten executions at once for the same new person (a roster sync started twice): one user, every execution succeeds with it', async () => {
 		const names = Array.from({ length: 10 }, (_, i) => `Racing Person ${i}`);
 		const runs = await Promise.all(

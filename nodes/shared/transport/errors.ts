@@ -12,6 +12,10 @@ export interface LmsRequestSummary {
 	body?: IDataObject;
 	/** How many times the request was sent (more than one after 429 retries). */
 	attempts?: number;
+	/** An item of a batch: the request that really went (`/enrollments/batch`) and the item's place in it. */
+	batch?: { endpoint: string; position: number };
+	/** The input item the request served. */
+	itemIndex?: number;
 }
 
 /** The parts of a failed HTTP call the error mapping needs, whatever wrapped them. */
@@ -189,7 +193,16 @@ function descriptionFor(failure: LmsHttpFailure, request: LmsRequestSummary): st
 	const parts: string[] = [];
 	if (problem?.detail) parts.push(problem.detail);
 	if (problem?.request_id) parts.push(`Request ID: ${problem.request_id}.`);
-	parts.push(`${request.method} ${request.baseURL}${request.endpoint}`);
+	if (request.batch) {
+		// Which input item this is, by what identifies it, and the request that really carried it.
+		const fields = Object.entries(request.body ?? {})
+			.filter(([name, value]) => typeof value === 'string' && (name.endsWith('_id') || name === 'email'))
+			.map(([name, value]) => `${name} ${String(value)}`);
+		const item = request.itemIndex === undefined ? 'An input item' : `Input item ${request.itemIndex}`;
+		parts.push(`${item}${fields.length ? ` (${fields.join(', ')})` : ''}, sent as item ${request.batch.position} of ${request.method} ${request.baseURL}${request.batch.endpoint}.`);
+	} else {
+		parts.push(`${request.method} ${request.baseURL}${request.endpoint}`);
+	}
 	return parts.join(' ');
 }
 

@@ -173,6 +173,7 @@ export async function lmsAnswerError(
 	this: LmsFunctions,
 	answer: { status: number; body: unknown },
 	request: LmsRequest,
+	batch?: LmsRequestSummary['batch'],
 ): Promise<Error> {
 	const credentials = await this.getCredentials<LmsApiCredentials>(LMS_CREDENTIAL_TYPE);
 	const baseURL = lmsApiBaseUrl(credentials.baseUrl) ?? credentials.baseUrl;
@@ -180,7 +181,7 @@ export async function lmsAnswerError(
 	return lmsApiError(
 		this.getNode(),
 		failure,
-		{ method: request.method, endpoint: request.endpoint, baseURL, body: request.body },
+		{ method: request.method, endpoint: request.endpoint, baseURL, body: request.body, batch, itemIndex: request.itemIndex },
 		request.itemIndex,
 	);
 }

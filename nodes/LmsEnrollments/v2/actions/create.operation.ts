@@ -52,6 +52,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return await enroll.call(this, studentId, courseId, itemIndex, dueFieldsOf.call(this, itemIndex));
 }
 
+/** What a stopped batch's error advises: a re-run that repeats nothing. */
+export const rerunHint = 'To finish, fix that item and run the workflow again with If Already Enrolled set to Return Existing Enrollment: no one is enrolled twice.';
+
 /** Up to 100 input items in one request (SPEC §18); the output is the same as one per item. */
 export async function executeMany(this: IExecuteFunctions, itemIndexes: number[]): Promise<LmsItemOutcome[]> {
 	return await enrollMany.call(this, itemIndexes, pairOf, dueFieldsOf);

@@ -36,6 +36,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return await lmsApiRequest.call(this, { method: 'POST', endpoint: '/users', body: bodyOf.call(this, itemIndex), itemIndex });
 }
 
+/** What a stopped batch's error advises: a re-run that repeats nothing. */
+export const rerunHint = 'To finish, fix that item and run the workflow again with Create or Update (Match By: Email): the people already created are matched, not created twice.';
+
 /** Up to 100 input items in one request (SPEC §18); the output is the same as one per item. */
 export async function executeMany(this: IExecuteFunctions, itemIndexes: number[]): Promise<LmsItemOutcome[]> {
 	return await createInBatch.call(this, {

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createInBatch, type BatchEntry } from '../../../shared/batch';
-import type { LmsItemOutcome } from '../../../shared/execute';
+import { MAX_BATCH_ITEMS, outcomeOf, type LmsItemOutcome } from '../../../shared/execute';
 import { asNodeError, lmsApiList, lmsApiRequest, lmsProblemOf } from '../../../shared/transport';
 import { emailField, externalIdOption, nameField, patchUser, personFields, roleOption } from './people';
 
@@ -85,13 +85,67 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return await createOrUpdate.call(this, { itemIndex, body: bodyOf.call(this, itemIndex) });
 }
 
+/** The fields Create or Update sets, as the API names them, and whether `user` already has each as `body` gives it. */
+function differs(user: IDataObject, body: IDataObject): boolean {
+	return Object.entries(body).some(([field, value]) => field !== 'email' && user[field] !== value);
+}
+
+/** Admins and super admins: never changed through the API, so never passed off as updated. */
+const PROTECTED_ROLES = new Set(['admin', 'super_admin']);
+
+/**
+ * Matching by email, the people of up to 100 input items are looked up in one request
+ * (`users?email=a,b,c`): someone who exists with the same fields is output as they are, someone
+ * who exists with other fields is updated (one PATCH each), and the rest are created in one batch.
+ * A roster re-run therefore costs about two requests per hundred people, not one per person. An
+ * LMS without that filter (400) gets the create-first path.
+ */
+async function matchByEmail(this: IExecuteFunctions, itemIndexes: number[]): Promise<LmsItemOutcome[] | undefined> {
+	const outcomes: LmsItemOutcome[] = [];
+	const bodies = new Map<number, IDataObject>();
+	for (const [at, itemIndex] of itemIndexes.entries()) {
+		try {
+			bodies.set(at, bodyOf.call(this, itemIndex));
+		} catch (error) {
+			outcomes[at] = { error };
+		}
+	}
+	const emails = [...new Set([...bodies.values()].map((body) => String(body.email ?? '').toLowerCase()).filter((email) => email !== '' && !email.includes(',')))];
+	if (emails.length === 0) return undefined;
+	let existing: IDataObject[];
+	try {
+		existing = await lmsApiList.call(this, '/users', { returnAll: false, limit: MAX_BATCH_ITEMS, qs: { email: emails.join(',') }, itemIndex: itemIndexes[0] });
+	} catch {
+		// An LMS without the list filter (400), or a failure the create-first path meets and reports item by item.
+		return undefined;
+	}
+	const byEmail = new Map(existing.map((user) => [String(user.email).toLowerCase(), user]));
+	const toCreate: number[] = [];
+	for (const [at, body] of bodies) {
+		const itemIndex = itemIndexes[at];
+		const user = byEmail.get(String(body.email ?? '').toLowerCase());
+		if (!user) {
+			toCreate.push(at);
+		} else if (!differs(user, body) && !PROTECTED_ROLES.has(String(user.role))) {
+			outcomes[at] = { records: user };
+		} else {
+			// The email is what matched (in any case): it stays as the LMS has it.
+			const changes = Object.fromEntries(Object.entries(body).filter(([field]) => field !== 'email'));
+			outcomes[at] = await outcomeOf.call(this, async () => await patchUser.call(this, String(user.id), changes, itemIndex), itemIndex);
+		}
+	}
+	if (toCreate.length) {
+		const created = await createInBatch.call(this, { ...createOptions, itemIndexes: toCreate.map((at) => itemIndexes[at]), read: (itemIndex) => bodies.get(itemIndexes.indexOf(itemIndex))! });
+		toCreate.forEach((at, i) => (outcomes[at] = created[i]));
+	}
+	return outcomes;
+}
+
+const createOptions = { endpoint: '/users', label: 'a user', read: bodyOf, one: createOrUpdate, refused: updateMatched };
+
 export async function executeMany(this: IExecuteFunctions, itemIndexes: number[]): Promise<LmsItemOutcome[]> {
-	return await createInBatch.call(this, {
-		endpoint: '/users',
-		label: 'a user',
-		itemIndexes,
-		read: bodyOf,
-		one: createOrUpdate,
-		refused: updateMatched,
-	});
+	const matchBy = this.getNodeParameter('matchBy', itemIndexes[0], 'email') as string;
+	const sameMatch = itemIndexes.every((itemIndex) => this.getNodeParameter('matchBy', itemIndex, 'email') === matchBy);
+	const matched = matchBy === 'email' && sameMatch && itemIndexes.length > 1 ? await matchByEmail.call(this, itemIndexes) : undefined;
+	return matched ?? (await createInBatch.call(this, { ...createOptions, itemIndexes }));
 }
