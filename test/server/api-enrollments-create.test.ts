@@ -130,9 +130,10 @@ describe('415 unsupported_media_type', () => {
 		expectProblem(await post(valid(), { 'content-type': type }), 415, 'unsupported_media_type');
 	});
 
-	test('no Content-Type and no body', async () => {
+	test('no Content-Type and no body is read as {} (SPEC §22): 400 naming what is missing, not 415', async () => {
 		const reply = await call(server, '/api/v1/enrollments', { method: 'POST', key: world.keys.writeEnrollments });
-		expectProblem(reply, 415, 'unsupported_media_type');
+		expectProblem(reply, 400, 'invalid_request');
+		expect(JSON.stringify(reply.body)).toContain('student_id');
 	});
 
 	test('an unsupported charset', async () => {

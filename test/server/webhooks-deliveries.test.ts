@@ -129,14 +129,26 @@ describe('GET …/deliveries', () => {
 });
 
 describe('POST …/deliveries/{delivery_id}/retry', () => {
-	test('a failed delivery is sent again now; a pending one answers 409 delivery_pending', async () => {
+	test('any delivery is sent again now: a failing one keeps its count and schedule, a failed one starts a fresh schedule; no body needed', async () => {
 		const { id } = await subscribe();
 		suite.receiver.answer((_r, res) => res.writeHead(500).end('down'));
 		await newUser();
 		await suite.receiver.waitFor(1);
 		const [pending] = await deliveriesOf(id);
-		expectProblem(await post(`/${id}/deliveries/${String(pending.id)}/retry`), 409, 'delivery_pending');
-		// Exhausted: its last attempt failed.
+		// Failing, its next attempt far away: a resend sends it now (no body, no Content-Type: read as {}).
+		await waitUntil(async () => (await WebhookDelivery.count({ where: { id: String(pending.id), leaseToken: null, attempts: 1 } })) === 1, { what: 'the first attempt recorded' });
+		await WebhookDelivery.update({ nextAttemptAt: new Date(Date.now() + 3_600_000) }, { where: { id: String(pending.id) } });
+		const now = await hooks(`/${id}/deliveries/${String(pending.id)}/retry`, { method: 'POST' });
+		expect(now.status).toBe(200);
+		expect(now.body).toMatchObject({ id: pending.id, status: 'pending', attempts: 1 });
+		await suite.receiver.waitFor(2);
+		// It failed again: its schedule continues from its count (2 attempts), a retry owed.
+		const continued = await waitUntil(async () => {
+			const [row] = await deliveriesOf(id);
+			return row.attempts === 2 && row.last_attempt_at !== pending.last_attempt_at && row.status === 'pending' && row;
+		});
+		expect(Date.parse(String(continued.next_attempt_at))).toBeGreaterThan(Date.now() - 60_000);
+		// Exhausted: its last attempt failed; a resend starts a fresh schedule.
 		await WebhookDelivery.update({ status: 'failed', attempts: MAX_ATTEMPTS }, { where: { id: String(pending.id) } });
 		suite.receiver.answer((_r, res) => res.writeHead(200).end('ok'));
 		const before = suite.receiver.received.length;
@@ -168,18 +180,29 @@ describe('POST …/deliveries/{delivery_id}/retry', () => {
 		expectProblem(await post(`/${id}/deliveries/${String(delivery.id)}/retry`), 409, 'endpoint_disabled');
 	});
 
-	test('race: two retries of one delivery at once re-queue it once; the other answers 409', async () => {
+	test('race: two resends of one delivery at once send it once', async () => {
 		const { id } = await subscribe();
-		// A receiver that holds the answer: the re-queued delivery stays in flight while the race is judged.
-		suite.receiver.answer((_r, res) => res.writeHead(500).end('down'));
+		suite.receiver.answer((_r, res) => res.writeHead(200).end('ok'));
 		await newUser();
 		await suite.receiver.waitFor(1);
-		const [delivery] = await deliveriesOf(id);
-		for (let round = 0; round < 5; round++) {
-			await WebhookDelivery.update({ status: 'failed', leaseToken: null, leaseUntil: null }, { where: { id: String(delivery.id) } });
+		const [delivery] = await waitUntil(async () => {
+			const rows = await deliveriesOf(id);
+			return rows[0]?.status === 'delivered' && rows;
+		});
+		for (let round = 0; round < 3; round++) {
+			// The receiver holds its answer until both resends have answered: any second send would be seen.
+			let release!: () => void;
+			const released = new Promise<void>((resolve) => (release = resolve));
+			suite.receiver.answer((_r, res) => void released.then(() => res.writeHead(200).end('ok')));
+			const before = suite.receiver.received.length;
 			const replies = await Promise.all([0, 1].map(() => post(`/${id}/deliveries/${String(delivery.id)}/retry`)));
-			expect(replies.map((r) => r.status).sort()).toEqual([200, 409]);
-			expect(replies.find((r) => r.status === 409)!.body.code).toBe('delivery_pending');
+			expect(replies.map((r) => r.status)).toEqual([200, 200]);
+			await suite.receiver.waitFor(before + 1);
+			release();
+			await waitUntil(async () => (await WebhookDelivery.count({ where: { id: String(delivery.id), status: 'delivered', leaseToken: null } })) === 1, {
+				what: 'the resend delivered',
+			});
+			expect(suite.receiver.received).toHaveLength(before + 1);
 		}
 	});
 });

@@ -5,6 +5,7 @@ import { countedTotal, type Counter } from '../db/list-counts';
 import { countRows, newestFirstOf, readPage, type Expansion, type PageRequest, type Table } from '../db/table';
 import { Where } from '../db/where';
 import type { SearchRead } from '../search/pages';
+import type { Caller } from '../api-keys/authenticate';
 import { callerOf } from './auth';
 import { integerParam, parseQuery, type QuerySchema } from './validate';
 
@@ -22,9 +23,13 @@ export interface ListDefinition<R, F extends Record<string, string>> {
 	table: Table<R>;
 	/** Joi schemas of the filters this list accepts, by query parameter name. */
 	filters: { [K in keyof F]-?: Joi.Schema };
-	/** Adds the filters' conditions (and the path's, `params`); the organization scope is already in `where`. */
-	where(where: Where, filters: Partial<F>, organizationId: string, params: Record<string, string>): void;
-	serialize(row: R): object;
+	/**
+	 * Adds the filters' conditions (and the path's, `params`; the calling key's, `caller`); the
+	 * organization scope is already in `where`.
+	 */
+	where(where: Where, filters: Partial<F>, organizationId: string, params: Record<string, string>, caller: Caller): void;
+	/** A row as the API shows it; `caller` for what only some keys may see. */
+	serialize(row: R, caller: Caller): object;
 	/**
 	 * The counter that holds this list's total with these filters (db/list-counts.ts), or
 	 * undefined for a filter no counter covers (a student, an e-mail, a search, a date window:
@@ -105,10 +110,11 @@ export function listEndpoint<R, F extends Record<string, string>>(definition: Li
 			...query
 		} = parseQuery<{ page?: number; per_page?: number; sort?: string; expand?: string } & Partial<F>>(schema, req.query);
 		const filters = query as Partial<F>;
-		const organizationId = callerOf(res).organization.id;
+		const caller = callerOf(res);
+		const organizationId = caller.organization.id;
 		const table = sort === '-created_at' ? newestFirstOf(definition.table) : definition.table;
-		const [rows, count] = await readListPage(definition, filters, organizationId, req.params as Record<string, string>, table, { page, perPage });
-		const items = rows.map((row) => definition.serialize(row) as Record<string, unknown>);
+		const [rows, count] = await readListPage(definition, filters, caller, req.params as Record<string, string>, table, { page, perPage });
+		const items = rows.map((row) => definition.serialize(row, caller) as Record<string, unknown>);
 		for (const name of expand === undefined ? [] : [...new Set(expand.split(','))]) {
 			const expansion = definition.expansions![name];
 			const records = new Map((await expansion.read(organizationId, [...new Set(rows.map(expansion.idOf))])).map((r) => [r.id, r]));
@@ -125,18 +131,19 @@ export function listEndpoint<R, F extends Record<string, string>>(definition: Li
 async function readListPage<R, F extends Record<string, string>>(
 	definition: ListDefinition<R, F>,
 	filters: Partial<F>,
-	organizationId: string,
+	caller: Caller,
 	params: Record<string, string>,
 	table: Table<R>,
 	request: PageRequest,
 ): Promise<[R[], number]> {
+	const organizationId = caller.organization.id;
 	const { search, ...others } = filters as Partial<F> & { search?: string };
 	const taken = search !== undefined && Object.entries(others).every(([name, v]) => v === undefined || definition.searchWith?.includes(name));
 	const searched = taken ? await definition.searchRead?.(search, others as Partial<F>, organizationId, table, request) : undefined;
 	if (searched?.rows !== undefined) return [searched.rows, searched.total];
 	const where = new Where();
 	if (!definition.scopesItself?.(filters)) where.equals('organization_id', organizationId);
-	definition.where(where, filters, organizationId, params);
+	definition.where(where, filters, organizationId, params, caller);
 	const counter = definition.counter?.(filters);
 	const total = searched !== undefined ? searched.total : counter ? countedTotal(organizationId, counter) : countRows(definition.table, where);
 	return Promise.all([readPage(table, where, request), total]);

@@ -116,7 +116,6 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 	})),
 	too_many_endpoints: withMessage(422, 'Too many webhook endpoints'),
 	// Repairing deliveries (webhooks/requeue.ts, webhooks/test-event.ts).
-	delivery_pending: withMessage(409, 'Delivery pending', (err) => ({ extra: { delivery_id: text(err, 'deliveryId') } })),
 	endpoint_disabled: withMessage(409, 'Webhook endpoint disabled'),
 
 	// Idempotency-Key (idempotency/keys.ts).

@@ -320,8 +320,9 @@ const webhookDeliveryRetry = {
 		operationId: 'retryWebhookDelivery',
 		summary: 'Send a delivery again now',
 		description:
-			'Queues a finished delivery (failed, or delivered: a resend) to be sent now, with a fresh schedule of attempts, and answers it (`pending`). ' +
-			'A delivery still pending (queued, in flight or waiting for a retry) answers 409 `delivery_pending`: of two retries at once, one re-queues it and the other gets that 409. ' +
+			'Sends the delivery again now, whatever its state, and answers it (`pending`). A finished one (failed, or delivered: a resend) gets a fresh schedule of attempts; ' +
+			'a pending one waiting for a retry is made due now and, if this send fails, its schedule continues; one being sent at this moment is left to that send. ' +
+			'Never sent twice at once, however many retries arrive together. ' +
 			'A disabled endpoint answers 409 `endpoint_disabled`. Needs `manage:webhooks`.',
 		tags: ['WebhookEndpoint'],
 		...security('manage:webhooks'),
@@ -331,7 +332,7 @@ const webhookDeliveryRetry = {
 			'200': ok('The delivery, queued.', ref('WebhookDelivery')),
 			'400': problem('Malformed JSON, or a field (this takes none).', 400, ['invalid_request', 'malformed_json']),
 			'404': { $ref: '#/components/responses/NotFound' },
-			'409': problem('The delivery is still pending, or the endpoint is disabled.', 409, ['delivery_pending', 'endpoint_disabled']),
+			'409': problem('The endpoint is disabled.', 409, ['endpoint_disabled']),
 			...commonErrors,
 		},
 	},

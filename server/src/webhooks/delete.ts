@@ -8,7 +8,8 @@ import { deleteEndpoint } from './service';
 /** DELETE /api/v1/webhook_endpoints/{id}: 204, and nothing more is sent to it (audited as the calling key). */
 export const deleteWebhookEndpoint: RequestHandler = async (req, res) => {
 	const id = req.params.id;
-	const deleted = isIdOf('webhookEndpoint', id) && (await deleteEndpoint({ id, origin: originOf(req), ...asCaller(callerOf(res)) }));
+	const caller = callerOf(res);
+	const deleted = isIdOf('webhookEndpoint', id) && (await deleteEndpoint({ id, origin: originOf(req), ...asCaller(caller), ownerKeyId: caller.apiKey.id }));
 	if (!deleted) throw problems.notFound('webhook endpoint');
 	res.status(204).end();
 };

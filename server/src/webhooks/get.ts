@@ -1,6 +1,15 @@
-import { getEndpoint } from '../http/get-one';
-import { ENDPOINTS } from './queries';
-import { serializeEndpoint } from './serialize';
+import type { RequestHandler } from 'express';
 
-/** GET /api/v1/webhook_endpoints/{id} */
-export const getWebhookEndpoint = getEndpoint({ table: ENDPOINTS, idKind: 'webhookEndpoint', noun: 'webhook endpoint', serialize: serializeEndpoint });
+import { isIdOf } from '../common/id-shapes';
+import { problems } from '../common/problem';
+import { callerOf } from '../http/auth';
+import { serializeEndpoint } from './serialize';
+import { findEndpoint, ownedBy } from './service';
+
+/** GET /api/v1/webhook_endpoints/{id}: one of the calling key's endpoints; any other id answers the same 404. */
+export const getWebhookEndpoint: RequestHandler = async (req, res) => {
+	const id = req.params.id;
+	const endpoint = isIdOf('webhookEndpoint', id) ? await findEndpoint(ownedBy(callerOf(res)), id) : null;
+	if (!endpoint) throw problems.notFound('webhook endpoint');
+	res.json(serializeEndpoint(endpoint));
+};

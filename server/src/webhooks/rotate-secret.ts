@@ -5,7 +5,7 @@ import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { WebhookEndpoint } from './model';
 import { sealSecret } from './secrets';
-import { auditEndpoint, findEndpoint, SECRET_PREFIX } from './service';
+import { auditEndpoint, findEndpoint, scopeOf, SECRET_PREFIX } from './service';
 
 /** SPEC §19: after a rotation the old secret keeps signing beside the new one for this long. */
 export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
@@ -29,6 +29,8 @@ export interface RotatedSecret {
  */
 export async function rotateSecret(input: {
 	organizationId: string;
+	/** Through the API: the calling key, which reaches only its own endpoints. */
+	ownerKeyId?: string;
 	id: string;
 	actor: Actor;
 	origin?: Origin;
@@ -40,7 +42,7 @@ export async function rotateSecret(input: {
 	const now = input.now ?? new Date();
 	const previousUntil = new Date(now.getTime() + PREVIOUS_SECRET_MS);
 	return writeTransaction(database(), async (transaction) => {
-		const found = await findEndpoint(input.organizationId, input.id, transaction);
+		const found = await findEndpoint(scopeOf(input), input.id, transaction);
 		if (!found) return undefined;
 		const endpoint = (await WebhookEndpoint.findByPk(found.id, { transaction, lock: transaction.LOCK.UPDATE }))!;
 		await endpoint.update({ previousSecret: endpoint.secret, previousSecretUntil: previousUntil, secret: sealed }, { transaction });

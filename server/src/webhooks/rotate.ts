@@ -17,7 +17,7 @@ export function rotateWebhookSecret({ config }: Pick<AppDeps, 'config'>): WriteH
 	return async ({ body, params, caller, origin }) => {
 		parseBody(emptyBody, body ?? {});
 		const rotated = isIdOf('webhookEndpoint', params.id)
-			? await rotateSecret({ id: params.id, origin, config: config.webhooks, ...asCaller(caller) })
+			? await rotateSecret({ id: params.id, origin, config: config.webhooks, ...asCaller(caller), ownerKeyId: caller.apiKey.id })
 			: undefined;
 		if (!rotated) throw problems.notFound('webhook endpoint');
 		const record = { ...serializeEndpoint(rotated.endpoint), previous_secret_expires_at: rotated.previousUntil.toISOString() };

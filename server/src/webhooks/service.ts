@@ -109,10 +109,33 @@ export function auditEndpoint(action: AuditAction, endpoint: WebhookEndpoint, by
 	);
 }
 
-/** An endpoint that is not deleted, of this organization (any organization: undefined, for the CLI). */
-export function findEndpoint(organizationId: string | undefined, id: string, transaction?: Transaction): Promise<WebhookEndpoint | null> {
-	const where = { id, status: { [Op.ne]: 'deleted' } };
-	return WebhookEndpoint.findOne({ where: organizationId ? { ...where, organizationId } : where, transaction });
+/**
+ * Which endpoints a door reaches (SPEC §22): an API key only those it owns (`ownerKeyId`; an
+ * endpoint made on Settings → Webhooks is owned by none, so no key reaches it); Settings → Webhooks
+ * every one of its organization (an organization id); the CLI every one (undefined).
+ */
+export type EndpointsOf = string | undefined | { organizationId: string; ownerKeyId: string };
+
+/** The endpoints an API caller reaches: its organization's that its key owns. */
+export function ownedBy(caller: { apiKey: { id: string }; organization: { id: string } }): EndpointsOf {
+	return { organizationId: caller.organization.id, ownerKeyId: caller.apiKey.id };
+}
+
+/** The condition of EndpointsOf on webhook_endpoints. */
+export function endpointsWhere(of: EndpointsOf): { organizationId?: string; apiKeyId?: string } {
+	if (of === undefined) return {};
+	if (typeof of === 'string') return { organizationId: of };
+	return { organizationId: of.organizationId, apiKeyId: of.ownerKeyId };
+}
+
+/** EndpointsOf from a door's input: its organization (none: the CLI), and its key through the API. */
+export function scopeOf(input: { organizationId: string | undefined; ownerKeyId?: string }): EndpointsOf {
+	return input.ownerKeyId && input.organizationId ? { organizationId: input.organizationId, ownerKeyId: input.ownerKeyId } : input.organizationId;
+}
+
+/** An endpoint that is not deleted, of those `of` reaches (webhooks/service.ts EndpointsOf). */
+export function findEndpoint(of: EndpointsOf, id: string, transaction?: Transaction): Promise<WebhookEndpoint | null> {
+	return WebhookEndpoint.findOne({ where: { id, status: { [Op.ne]: 'deleted' }, ...endpointsWhere(of) }, transaction });
 }
 
 /**
@@ -123,12 +146,14 @@ export function findEndpoint(organizationId: string | undefined, id: string, tra
  */
 export async function deleteEndpoint(input: {
 	organizationId: string | undefined;
+	/** Through the API: the calling key, which reaches only its own endpoints. */
+	ownerKeyId?: string;
 	id: string;
 	actor: Actor;
 	origin?: Origin;
 }): Promise<WebhookEndpoint | null> {
 	return writeTransaction(database(), async (transaction) => {
-		const endpoint = await findEndpoint(input.organizationId, input.id, transaction);
+		const endpoint = await findEndpoint(scopeOf(input), input.id, transaction);
 		if (!endpoint) return null;
 		const [claimed] = await WebhookEndpoint.update(
 			{ status: 'deleted', deletedAt: new Date() },

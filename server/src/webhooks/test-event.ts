@@ -4,7 +4,7 @@ import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { WebhookDelivery } from './model';
 import { EndpointDisabledError } from './requeue';
-import { findEndpoint } from './service';
+import { findEndpoint, type EndpointsOf } from './service';
 import { wakeDeliveryWorkers } from './wake';
 
 /** SPEC §19: the type of the event `POST …/test` sends. Never in the feed, sent to one endpoint only. */
@@ -17,15 +17,15 @@ export const TEST_EVENT_TYPE = 'webhook.test';
  * check ids or send receipts treat it as they would a real one; the worker writes its body from
  * the delivery (webhooks/worker.ts). Undefined when there is no such endpoint.
  */
-export async function queueTestEvent(organizationId: string, endpointId: string): Promise<WebhookDelivery | undefined> {
+export async function queueTestEvent(of: EndpointsOf, endpointId: string): Promise<WebhookDelivery | undefined> {
 	return writeTransaction(database(), async (transaction) => {
-		const endpoint = await findEndpoint(organizationId, endpointId, transaction);
+		const endpoint = await findEndpoint(of, endpointId, transaction);
 		if (!endpoint) return undefined;
 		if (endpoint.status !== 'enabled') throw new EndpointDisabledError(endpointId);
 		const now = new Date();
 		const delivery = await WebhookDelivery.create(
 			{
-				organizationId,
+				organizationId: endpoint.organizationId,
 				endpointId,
 				eventId: `evt_${randomBytes(14).toString('hex')}`,
 				eventType: TEST_EVENT_TYPE,

@@ -6,14 +6,14 @@ import { problems } from '../../common/problem';
 import { callerOf } from '../../http/auth';
 import { listEndpoint } from '../../http/list';
 import { DELIVERY_STATUSES } from '../model';
-import { findEndpoint } from '../service';
+import { findEndpoint, ownedBy } from '../service';
 import { DELIVERIES, type DeliveryRow } from './queries';
 import { serializeDelivery } from './serialize';
 
-/** The endpoint in the path must be the caller's organization's (and not deleted): else 404, as for GET /{id}. */
+/** The endpoint in the path must be the calling key's (SPEC §22; and not deleted): else 404, as for GET /{id}. */
 export const endpointOfPath: RequestHandler = async (req, res, next) => {
 	const id = req.params.id;
-	if (!isIdOf('webhookEndpoint', id) || !(await findEndpoint(callerOf(res).organization.id, id))) throw problems.notFound('webhook endpoint');
+	if (!isIdOf('webhookEndpoint', id) || !(await findEndpoint(ownedBy(callerOf(res)), id))) throw problems.notFound('webhook endpoint');
 	next();
 };
 
@@ -25,5 +25,5 @@ export const listDeliveries = listEndpoint<DeliveryRow, { status: string }>({
 		where.equals('endpoint_id', params.id);
 		where.equals('status', status);
 	},
-	serialize: serializeDelivery,
+	serialize: (row, caller) => serializeDelivery(row, caller.apiKey.scopeList),
 });

@@ -2,6 +2,7 @@ import { isIdOf } from '../../common/id-shapes';
 import { problems } from '../../common/problem';
 import { created, type WriteHandler } from '../../http/answer';
 import { parseBody } from '../../http/validate';
+import { ownedBy } from '../service';
 import { queueTestEvent } from '../test-event';
 import { emptyBody } from './empty-body';
 import { serializeDelivery } from './serialize';
@@ -12,7 +13,7 @@ import { serializeDelivery } from './serialize';
  */
 export const sendTestEvent: WriteHandler = async ({ body, params, caller }) => {
 	parseBody(emptyBody, body ?? {});
-	const delivery = isIdOf('webhookEndpoint', params.id) ? await queueTestEvent(caller.organization.id, params.id) : undefined;
+	const delivery = isIdOf('webhookEndpoint', params.id) ? await queueTestEvent(ownedBy(caller), params.id) : undefined;
 	if (!delivery) throw problems.notFound('webhook endpoint');
-	return created(`/api/v1/webhook_endpoints/${params.id}/deliveries`, serializeDelivery(delivery));
+	return created(`/api/v1/webhook_endpoints/${params.id}/deliveries`, serializeDelivery(delivery, caller.apiKey.scopeList));
 };

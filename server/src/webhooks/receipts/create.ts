@@ -5,6 +5,7 @@ import { problems } from '../../common/problem';
 import { EVENT_ID } from '../../events/feed';
 import { created, ok, type WriteHandler } from '../../http/answer';
 import { parseBody } from '../../http/validate';
+import { ownedBy } from '../service';
 import { recordReceipt } from './record';
 
 export const receiptBody = Joi.object<{ event_id: string }>({
@@ -21,7 +22,7 @@ export const receiptBody = Joi.object<{ event_id: string }>({
 export const receiveWebhookEvent: WriteHandler = async ({ body: raw, params, caller }) => {
 	const endpointId = params.id;
 	const body = parseBody(receiptBody, raw);
-	const receipt = isIdOf('webhookEndpoint', endpointId) ? await recordReceipt(caller.organization.id, endpointId, body.event_id) : undefined;
+	const receipt = isIdOf('webhookEndpoint', endpointId) ? await recordReceipt(ownedBy(caller), endpointId, body.event_id) : undefined;
 	if (!receipt) throw problems.notFound('delivery of this event to this endpoint');
 	const answer = { endpoint_id: endpointId, event_id: body.event_id, received_at: receipt.receivedAt.toISOString(), first: receipt.first };
 	return receipt.first ? created(`/api/v1/webhook_endpoints/${endpointId}`, answer) : ok(answer);

@@ -1,8 +1,7 @@
-import { Op } from 'sequelize';
-
 import { database } from '../../db';
 import { writeTransaction } from '../../db/write-transaction';
-import { WebhookDelivery, WebhookEndpoint } from '../model';
+import { WebhookDelivery } from '../model';
+import { findEndpoint, type EndpointsOf } from '../service';
 
 export interface Receipt {
 	/** True for the one call that received the event first. */
@@ -22,10 +21,10 @@ export interface Receipt {
  * state between requests (n8n 2.41 does not save what a webhook writes into the workflow's
  * static data), and copies of one delivery may arrive at once.
  */
-export async function recordReceipt(organizationId: string, endpointId: string, eventId: string): Promise<Receipt | undefined> {
-	const endpoint = await WebhookEndpoint.findOne({ where: { id: endpointId, organizationId, status: { [Op.ne]: 'deleted' } }, attributes: ['id'] });
+export async function recordReceipt(of: EndpointsOf, endpointId: string, eventId: string): Promise<Receipt | undefined> {
+	const endpoint = await findEndpoint(of, endpointId);
 	if (!endpoint) return undefined;
-	const where = { organizationId, endpointId, eventId };
+	const where = { organizationId: endpoint.organizationId, endpointId, eventId };
 	const now = new Date();
 	const [claimed] = await writeTransaction(database(), (transaction) =>
 		WebhookDelivery.update({ status: 'delivered', deliveredAt: now }, { where: { ...where, deliveredAt: null }, transaction }),
