@@ -26,6 +26,7 @@ describe('201 Created', () => {
 			completed_at: null,
 			due_at: null,
 			overdue: false,
+			assignment_id: null,
 			created_at: expect.any(String),
 			updated_at: expect.any(String),
 		});

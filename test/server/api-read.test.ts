@@ -228,6 +228,7 @@ describe('GET /api/v1/enrollments', () => {
 			completed_at: '2024-01-01T00:02:00.000Z',
 			due_at: null,
 			overdue: false,
+			assignment_id: null,
 			created_at: '2024-01-01T00:00:20.000Z',
 			updated_at: expect.stringMatching(ISO_MS),
 		});

@@ -2,6 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
 import { apiKeyRoutes } from '../../server/src/api-keys/routes';
+import { assignmentRoutes } from '../../server/src/assignments/routes';
 import { certificateRoutes } from '../../server/src/certificates/routes';
 import { courseRoutes } from '../../server/src/courses/routes';
 import { database, Event, WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
@@ -10,6 +11,7 @@ import { requestFingerprint } from '../../server/src/http/idempotency';
 import { claimKey } from '../../server/src/idempotency/keys';
 import { pruneEvents } from '../../server/src/events/retention';
 import { eventRoutes } from '../../server/src/events/routes';
+import { groupRoutes } from '../../server/src/groups/routes';
 import { openApiRoutes } from '../../server/src/openapi/route';
 import { reportRoutes } from '../../server/src/reports/routes';
 import { userRoutes } from '../../server/src/users/routes';
@@ -34,6 +36,14 @@ let doc: Doc;
 let ajv: Ajv2020;
 const exercised = new Set<string>();
 let endpointId: string;
+/** A group with one member and an assignment of it (SPEC §20), for the paths that name them. */
+let groupId: string;
+let assignmentId: string;
+/** The path of a template, its `{id}` the record it names (a webhook endpoint where nothing else fits). */
+const pathOf = (template: string): string =>
+	template
+		.replace('{id}', template.startsWith('/api/v1/groups/') ? groupId : template.startsWith('/api/v1/assignments/') ? assignmentId : endpointId)
+		.replace('{user_id}', world.users.alice.id);
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
@@ -81,6 +91,9 @@ beforeAll(async () => {
 	endpointId = (
 		await call(server, '/api/v1/webhook_endpoints', { method: 'POST', key: world.keys.all, body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } })
 	).body.id;
+	groupId = (await call(server, '/api/v1/groups', { method: 'POST', key: world.keys.all, body: { name: 'Documented', external_id: 'DOC-GROUP' } })).body.id;
+	await call(server, `/api/v1/groups/${groupId}/members`, { method: 'POST', key: world.keys.all, body: { user_ids: [world.users.alice.id] } });
+	assignmentId = (await call(server, '/api/v1/assignments', { method: 'POST', key: world.keys.all, body: { group_id: groupId, course_id: world.courses.safety.id } })).body.id;
 	const reply = await call(server, '/api/v1/openapi.json');
 	expect(reply.status).toBe(200);
 	doc = reply.body;
@@ -97,7 +110,7 @@ test('the document is OpenAPI 3.1 with bearer security, served without a key', (
 
 test('every route of the app is documented, with its methods, and nothing else is', () => {
 	const fromApp = new Set<string>();
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, reportRoutes, hookRoutes, apiKeyRoutes, openApiRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, groupRoutes, assignmentRoutes, reportRoutes, hookRoutes, apiKeyRoutes, openApiRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const method of Object.keys(operations)) fromApp.add(`${method} /api/v1${path.replace(/:(\w+)/g, '{$1}')}`);
 		}
@@ -110,7 +123,7 @@ test('every route of the app is documented, with its methods, and nothing else i
 });
 
 test('each operation documents the scope the app enforces', () => {
-	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, reportRoutes, hookRoutes, apiKeyRoutes]) {
+	for (const table of [userRoutes, courseRoutes, enrollmentRoutes, certificateRoutes, eventRoutes, groupRoutes, assignmentRoutes, reportRoutes, hookRoutes, apiKeyRoutes]) {
 		for (const [path, operations] of Object.entries(table)) {
 			for (const [method, operation] of Object.entries(operations)) {
 				const documented = doc.paths[`/api/v1${path.replace(/:(\w+)/g, '{$1}')}`][method];
@@ -176,6 +189,10 @@ describe('successful responses match the document', () => {
 			verification_code: 'ABCDEF123456',
 			sort: '-created_at',
 			expand: 'student,course',
+			group_id: groupId,
+			assignment_id: assignmentId,
+			member: world.users.alice.id,
+			name: 'documented',
 		};
 		// One change, so that the feed has an event to name in after.
 		const enrolled = { student_id: world.users.erin.id, course_id: world.courses.advanced.id };
@@ -188,7 +205,7 @@ describe('successful responses match the document', () => {
 				if (param.in !== 'query') continue;
 				// A delivery's status is its own (pending, delivered, failed).
 				const value = path.endsWith('/deliveries') && param.name === 'status' ? 'pending' : values[param.name];
-				const reply = await check('GET', path, `${path.replace('{id}', endpointId)}?${param.name}=${value}`, { key: world.keys.all });
+				const reply = await check('GET', path, `${pathOf(path)}?${param.name}=${value}`, { key: world.keys.all });
 				expect([path, param.name, reply.status]).toEqual([path, param.name, 200]);
 			}
 		}
@@ -211,7 +228,7 @@ describe('successful responses match the document', () => {
 		};
 		return Object.entries(doc.paths as Record<string, Doc>)
 			.filter(([, item]) => item.get)
-			.map(([template]) => [template, template.replace('{id}', ids[template] ?? endpointId)]);
+			.map(([template]) => [template, ids[template] === undefined ? pathOf(template) : template.replace('{id}', ids[template])]);
 	}
 
 	test('each GET documents exactly the query parameters the app validates', async () => {
@@ -238,7 +255,7 @@ describe('successful responses match the document', () => {
 		let writes = 0;
 		for (const [template, item] of Object.entries(doc.paths as Record<string, Doc>)) {
 			for (const method of ['post', 'patch'].filter((m) => item[m])) {
-				const path = template.replace('{id}', ids[template] ?? ids['{id}']).replace('{delivery_id}', ids['{delivery_id}']);
+				const path = ids[template] === undefined && template.includes('/api/v1/groups/') ? pathOf(template) : template.replace('{id}', ids[template] ?? ids['{id}']).replace('{delivery_id}', ids['{delivery_id}']);
 				const reply = await call(server, path, { method: method.toUpperCase(), key: world.keys.all, body: { zz_unknown: 1 } });
 				const entry = (reply.body.errors ?? []).find((e: { code: string }) => e.code === 'unknown_field');
 				expect([template, method, reply.status, entry?.param]).toEqual([template, method, 400, 'zz_unknown']);
@@ -337,7 +354,8 @@ describe('error responses match the document', () => {
 		} as Record<string, string>;
 		for (const template of Object.keys(doc.paths)) {
 			if (template.endsWith('openapi.json')) continue;
-			const path = template.replace('{id}', single[template] ?? '').replace('{delivery_id}', 'whd_unknown');
+			const named = template.startsWith('/api/v1/groups/') || template.startsWith('/api/v1/assignments/');
+			const path = named ? pathOf(template) : template.replace('{id}', single[template] ?? '').replace('{delivery_id}', 'whd_unknown');
 			await check('GET', template, path);
 			await check('GET', template, path, { key: 'lms_nope' });
 			await check('GET', template, path, { key: world.keys.initech });
@@ -426,7 +444,7 @@ describe('error responses match the document', () => {
 		for (const [template, item] of Object.entries(doc.paths as Record<string, Doc>)) {
 			for (const method of ['POST', 'PATCH'].filter((m) => item[m.toLowerCase()])) {
 				writes += 1;
-				const path = template.replace('{id}', ids[template] ?? '').replace('{delivery_id}', 'whd_unknown');
+				const path = template.startsWith('/api/v1/groups/') ? pathOf(template) : template.replace('{id}', ids[template] ?? '').replace('{delivery_id}', 'whd_unknown');
 				const claim = (key: string, fingerprint: string) => claimKey({ organizationId: world.acme.id, key, method, path, fingerprint });
 				const key = `openapi-${method}-${path}`;
 				await claim(`${key}-running`, requestFingerprint(method, path, {}));
@@ -570,6 +588,69 @@ describe('error responses match the document', () => {
 		await WebhookEndpoint.update({ status: 'disabled' }, { where: { id } });
 		expect((await test()).status).toBe(409);
 		expect((await retry(sent.body.id)).status).toBe(409);
+	});
+
+	test('every group, member and assignment outcome (SPEC §20)', async () => {
+		const run = (method: string, template: string, path: string, body?: unknown, key = world.keys.all, headers?: Record<string, string>) =>
+			check(method, template, path, { key, body, headers });
+		const made = await run('POST', '/api/v1/groups', '/api/v1/groups', { name: 'Outcomes' });
+		expect(made.status).toBe(201);
+		const id = made.body.id as string;
+		const one = `/api/v1/groups/${id}`;
+		const writes: Array<[string, string, string, object]> = [
+			['POST', '/api/v1/groups', '/api/v1/groups', { name: 'x' }],
+			['PATCH', '/api/v1/groups/{id}', one, {}],
+			['POST', '/api/v1/groups/{id}/members', `${one}/members`, { user_ids: [world.users.bob.id] }],
+			['POST', '/api/v1/groups/{id}/members/remove', `${one}/members/remove`, { user_ids: [world.users.bob.id] }],
+			['POST', '/api/v1/assignments', '/api/v1/assignments', { group_id: id, course_id: world.courses.intro.id }],
+		];
+		for (const [method, template, path, body] of writes) {
+			expect((await run(method, template, path, { ...body, zz: 1 })).status).toBe(400);
+			expect((await run(method, template, path, '{oops')).status).toBe(400);
+			expect((await run(method, template, path, 'x'.repeat(20_000))).status).toBe(413);
+			expect((await run(method, template, path, '{}', world.keys.all, { 'content-type': 'text/plain' })).status).toBe(415);
+			expect((await run(method, template, path, body, world.keys.readCourses)).status).toBe(403);
+			expect((await run(method, template, path, body, 'lms_nope')).status).toBe(401);
+		}
+		for (const [template, path] of [
+			['/api/v1/groups/{id}', one],
+			['/api/v1/groups/{id}/members/{user_id}', `${one}/members/${world.users.bob.id}`],
+			['/api/v1/assignments/{id}', `/api/v1/assignments/${assignmentId}`],
+		]) {
+			expect((await run('DELETE', template, path, undefined, world.keys.readCourses)).status).toBe(403);
+			expect((await run('DELETE', template, path, undefined, 'lms_nope')).status).toBe(401);
+		}
+		expect((await run('GET', '/api/v1/groups/{id}', one)).status).toBe(200);
+		expect((await run('PATCH', '/api/v1/groups/{id}', one, { description: 'Described' })).status).toBe(200);
+		expect((await run('PATCH', '/api/v1/groups/{id}', one, { name: 'documented' })).status).toBe(409);
+		expect((await run('PATCH', '/api/v1/groups/{id}', '/api/v1/groups/grp_none', {})).status).toBe(404);
+		expect((await run('POST', '/api/v1/groups', '/api/v1/groups', { name: 'DOCUMENTED' })).status).toBe(409);
+		expect((await run('POST', '/api/v1/groups/{id}/members', `${one}/members`, { user_ids: [world.users.bob.id] })).status).toBe(200);
+		expect((await run('POST', '/api/v1/groups/{id}/members', `${one}/members`, { user_ids: ['usr_none'] })).status).toBe(422);
+		expect((await run('POST', '/api/v1/groups/{id}/members', '/api/v1/groups/grp_none/members', { user_ids: [world.users.bob.id] })).status).toBe(404);
+		expect((await run('GET', '/api/v1/groups/{id}/members', `${one}/members`)).status).toBe(200);
+		expect((await run('GET', '/api/v1/groups/{id}/members', '/api/v1/groups/grp_none/members')).status).toBe(404);
+		expect((await run('POST', '/api/v1/groups/{id}/members/remove', `${one}/members/remove`, { user_ids: [world.users.bob.id] })).status).toBe(200);
+		expect((await run('POST', '/api/v1/groups/{id}/members/remove', `${one}/members/remove`, { user_ids: ['usr_none'] })).status).toBe(422);
+		expect((await run('POST', '/api/v1/groups/{id}/members/remove', '/api/v1/groups/grp_none/members/remove', { user_ids: [world.users.bob.id] })).status).toBe(404);
+		expect((await run('DELETE', '/api/v1/groups/{id}/members/{user_id}', `${one}/members/${world.users.bob.id}`)).status).toBe(204);
+		expect((await run('DELETE', '/api/v1/groups/{id}/members/{user_id}', `${one}/members/usr_none`)).status).toBe(404);
+
+		const assign = (body: object) => run('POST', '/api/v1/assignments', '/api/v1/assignments', body);
+		const assigned = await assign({ group_id: id, course_id: world.courses.intro.id, due_in_days: 30, on_removal: 'withdraw' });
+		expect(assigned.status).toBe(201);
+		expect((await assign({ group_id: id, course_id: world.courses.intro.id })).status).toBe(409);
+		expect((await assign({ group_id: 'grp_none', course_id: world.courses.intro.id })).status).toBe(422);
+		expect((await assign({ group_id: id, course_id: 'crs_none' })).status).toBe(422);
+		expect((await assign({ group_id: id, course_id: world.courses.draft.id })).status).toBe(422);
+		expect((await run('GET', '/api/v1/assignments/{id}', `/api/v1/assignments/${assigned.body.id}`)).status).toBe(200);
+		expect((await run('DELETE', '/api/v1/assignments/{id}', `/api/v1/assignments/${assigned.body.id}`)).status).toBe(204);
+		expect((await run('DELETE', '/api/v1/assignments/{id}', `/api/v1/assignments/${assigned.body.id}`)).status).toBe(404);
+		expect((await run('DELETE', '/api/v1/groups/{id}', one)).status).toBe(204);
+		expect((await run('DELETE', '/api/v1/groups/{id}', one)).status).toBe(404);
+		await feedCaughtUp(server, world.keys.all, world.acme.id);
+		const events = await check('GET', '/api/v1/events', '/api/v1/events?type=group.*&limit=100', { key: world.keys.all });
+		expect(new Set(events.body.data.map((e: { type: string }) => e.type))).toEqual(new Set(['group.created', 'group.updated', 'group.deleted', 'group.member_added', 'group.member_removed']));
 	});
 
 	test('500', async () => {

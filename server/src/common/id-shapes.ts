@@ -9,6 +9,8 @@ export const ID_PATTERNS = {
 	certificate: /^cert_[A-Za-z0-9]{1,35}$/,
 	webhookEndpoint: /^whe_[A-Za-z0-9]{1,36}$/,
 	webhookDelivery: /^whd_[A-Za-z0-9]{1,36}$/,
+	group: /^grp_[A-Za-z0-9]{1,36}$/,
+	assignment: /^asg_[A-Za-z0-9]{1,36}$/,
 } as const;
 
 export type IdKind = keyof typeof ID_PATTERNS;

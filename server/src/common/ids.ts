@@ -14,7 +14,7 @@ export function randomBase62(length: number): string {
 	return out;
 }
 
-export type IdPrefix = 'org' | 'usr' | 'crs' | 'enr' | 'cert' | 'key' | 'evt' | 'whe' | 'whd' | 'sgn' | 'otk';
+export type IdPrefix = 'org' | 'usr' | 'crs' | 'enr' | 'cert' | 'key' | 'evt' | 'whe' | 'whd' | 'sgn' | 'otk' | 'grp' | 'asg';
 
 /** Opaque public ids: a type prefix and 16 URL-safe random characters (~95 bits). */
 export function newId(prefix: IdPrefix): string {

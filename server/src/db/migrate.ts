@@ -21,6 +21,7 @@ import * as reportCounters from './migrations/0019-report-counters';
 import * as apiKeyExpiry from './migrations/0020-api-key-expiry';
 import * as webhookDeliveriesPendingByEndpoint from './migrations/0021-webhook-deliveries-pending-by-endpoint';
 import * as webhookDeliveryAttempts from './migrations/0024-webhook-delivery-attempts-and-key-grace';
+import * as groupsAndAssignments from './migrations/0023-groups-and-assignments';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -51,6 +52,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0020-api-key-expiry', apiKeyExpiry],
 	['0021-webhook-deliveries-pending-by-endpoint', webhookDeliveriesPendingByEndpoint],
 	['0024-webhook-delivery-attempts-and-key-grace', webhookDeliveryAttempts],
+	['0023-groups-and-assignments', groupsAndAssignments],
 ];
 
 /** Where umzug records the migrations applied. */

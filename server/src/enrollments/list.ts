@@ -66,6 +66,8 @@ type Filters = {
 	due_before: string;
 	due_after: string;
 	overdue: 'true' | 'false';
+	group_id: string;
+	assignment_id: string;
 	search: string;
 };
 
@@ -89,13 +91,15 @@ export const listEnrollments = listEndpoint<EnrollmentRow, Filters>({
 				'ISO 8601 date-time with an offset. Only enrollments whose due_at is strictly after it; enrollments without a deadline are never included.',
 			),
 			overdue: Joi.string().valid('true', 'false').description('`true`: only active enrollments whose due_at has passed; `false`: all others.'),
+			group_id: idParam('group').description("Only enrollments of the group's members (as they are now)."),
+			assignment_id: idParam('assignment').description('Only enrollments this assignment made.'),
 		},
 		enrollmentConditions,
 	),
 	serialize: serializeEnrollment,
 	// Deadlines move with time, so no counter holds them: those totals are counted through the due_at indexes.
-	counter: ({ student_id, course_id, status, due_before, due_after, overdue, search }) =>
-		student_id === undefined && due_before === undefined && due_after === undefined && overdue === undefined && search === undefined
+	counter: ({ student_id, course_id, status, due_before, due_after, overdue, group_id, assignment_id, search }) =>
+		[student_id, due_before, due_after, overdue, group_id, assignment_id, search].every((filter) => filter === undefined)
 			? { list: 'enrollments', filter: counterFilter([['course', course_id], ['status', status]]) }
 			: undefined,
 });

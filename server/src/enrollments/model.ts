@@ -21,6 +21,8 @@ export class Enrollment extends Model<InferAttributes<Enrollment>, InferCreation
 	declare dueAt: CreationOptional<Date | null>;
 	/** When enrollment.overdue was recorded for this deadline; null while owed (0014 migration). */
 	declare overdueNotifiedAt: CreationOptional<Date | null>;
+	/** The assignment that made it (SPEC §20); null for a direct enrollment. */
+	declare assignmentId: CreationOptional<string | null>;
 	declare createdAt: CreationOptional<Date>;
 	declare updatedAt: CreationOptional<Date>;
 
@@ -47,6 +49,7 @@ export class Enrollment extends Model<InferAttributes<Enrollment>, InferCreation
 				completedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				dueAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				overdueNotifiedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				assignmentId: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
 				createdAt: DataTypes.DATE,
 				updatedAt: DataTypes.DATE,
 			},

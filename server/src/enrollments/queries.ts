@@ -6,7 +6,7 @@ import type { Enrollment } from './model';
 export type EnrollmentRow = Read<
 	Pick<
 		Enrollment,
-		'id' | 'studentId' | 'courseId' | 'status' | 'progressPercent' | 'enrolledAt' | 'completedAt' | 'dueAt' | 'createdAt' | 'updatedAt'
+		'id' | 'studentId' | 'courseId' | 'status' | 'progressPercent' | 'enrolledAt' | 'completedAt' | 'dueAt' | 'assignmentId' | 'createdAt' | 'updatedAt'
 	>
 >;
 
@@ -21,6 +21,7 @@ export const ENROLLMENTS: Table<EnrollmentRow> = {
 		enrolledAt: 'enrolled_at',
 		completedAt: 'completed_at',
 		dueAt: 'due_at',
+		assignmentId: 'assignment_id',
 		createdAt: 'created_at',
 		updatedAt: 'updated_at',
 	},
@@ -35,14 +36,18 @@ export interface EnrollmentFilters {
 	due_before?: string;
 	due_after?: string;
 	overdue?: 'true' | 'false';
+	group_id?: string;
+	assignment_id?: string;
 }
 
 /**
  * An enrollment without a deadline is in no due window (`<` and `>` are never true of null).
  * `overdue` is the serializer's rule (enrollments/serialize.ts) as SQL, at the moment of the read.
  */
-export function enrollmentConditions(where: Where, { student_id, course_id, status, due_before, due_after, overdue }: EnrollmentFilters): void {
-	where.equals('student_id', student_id).equals('course_id', course_id).equals('status', status);
+export function enrollmentConditions(where: Where, { student_id, course_id, status, due_before, due_after, overdue, group_id, assignment_id }: EnrollmentFilters): void {
+	where.equals('student_id', student_id).equals('course_id', course_id).equals('status', status).equals('assignment_id', assignment_id);
+	// The group's members as they are now (SPEC §20); the organization is already in `where`.
+	if (group_id !== undefined) where.and((p) => `student_id IN (SELECT user_id FROM group_members WHERE group_id = ${p})`, group_id);
 	if (due_before !== undefined) where.and((p) => `due_at < ${p}`, new Date(due_before));
 	if (due_after !== undefined) where.and((p) => `due_at > ${p}`, new Date(due_after));
 	if (overdue === 'true') where.and((p) => `status = 'active' AND due_at <= ${p}`, new Date());

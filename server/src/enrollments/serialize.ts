@@ -17,6 +17,7 @@ export function serializeEnrollment(enrollment: EnrollmentRow) {
 		completed_at: iso(enrollment.completedAt),
 		due_at: iso(enrollment.dueAt),
 		overdue: isOverdue(enrollment),
+		assignment_id: enrollment.assignmentId ?? null,
 		created_at: iso(enrollment.createdAt),
 		updated_at: iso(enrollment.updatedAt),
 	};

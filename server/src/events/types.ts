@@ -14,6 +14,11 @@ export const EVENT_TYPES = [
 	'enrollment.expired',
 	'enrollment.overdue',
 	'certificate.issued',
+	'group.created',
+	'group.updated',
+	'group.deleted',
+	'group.member_added',
+	'group.member_removed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -22,6 +27,8 @@ const SCOPE_OF_RESOURCE: Record<string, Scope> = {
 	user: 'read:users',
 	enrollment: 'read:enrollments',
 	certificate: 'read:enrollments',
+	// Groups are roster data (SPEC §20), as users are.
+	group: 'read:users',
 };
 
 export function scopeOf(type: EventType): Scope {

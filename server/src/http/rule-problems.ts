@@ -32,6 +32,19 @@ function taken(err: RuleError, code: string, title: string, param: string): Prob
 	});
 }
 
+/** 409 naming the group that holds the name or external id (`group_id`). */
+function groupTaken(err: RuleError, title: string, param: string): Problem {
+	const groupId = text(err, 'groupId');
+	return new Problem({
+		status: 409,
+		code: err.code,
+		title,
+		detail: `${err.message.replace(/ \(grp_[^)]*\)\.$/, '.')} See /api/v1/groups/${groupId}.`,
+		errors: [{ param, code: 'taken', message: `Another group has this ${param}.` }],
+		extra: { group_id: groupId },
+	});
+}
+
 const RULE_PROBLEMS: Record<string, ToProblem> = {
 	// Authentication (api-keys/authenticate.ts).
 	invalid_api_key: () => problems.invalidApiKey(),
@@ -94,12 +107,47 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 	})),
 	protected_user: withMessage(403, 'Protected user'),
 	email_taken: (err) => taken(err, 'email_taken', 'E-mail taken', 'email'),
-	external_id_taken: (err) => taken(err, 'external_id_taken', 'External id taken', 'external_id'),
+	external_id_taken: (err) => (err.details.groupId === undefined ? taken(err, 'external_id_taken', 'External id taken', 'external_id') : groupTaken(err, 'External id taken', 'external_id')),
 	// Bodies are checked by their schemas first (users/fields.ts); these answer what gets past them.
 	invalid_email: (err) => problems.invalidRequest([{ param: 'email', code: 'invalid_format', message: err.message }]),
 	invalid_name: (err) => problems.invalidRequest([{ param: 'name', code: 'invalid_format', message: err.message }]),
 	invalid_external_id: (err) => problems.invalidRequest([{ param: 'external_id', code: 'invalid_format', message: err.message }]),
 	invalid_role: (err) => problems.invalidRequest([{ param: 'role', code: 'invalid_value', message: err.message }]),
+
+	// Groups and their members (groups/write.ts, groups/members.ts; SPEC §20).
+	group_name_taken: (err) => groupTaken(err, 'Group name taken', 'name'),
+	invalid_description: (err) => problems.invalidRequest([{ param: 'description', code: 'invalid_format', message: err.message }]),
+	user_not_found: (err) =>
+		new Problem({
+			status: 422,
+			code: 'user_not_found',
+			title: 'User not found',
+			detail: err.message,
+			errors: [{ param: 'user_ids', code: 'not_found', message: `No such user in this organization: ${text(err, 'userIds').split(',').slice(0, 10).join(', ')}.` }],
+			extra: { user_ids: text(err, 'userIds').split(',') },
+		}),
+	too_many_members: (err) => problems.invalidRequest([{ param: 'user_ids', code: 'too_many', message: err.message }]),
+
+	// Assignments (assignments/assign.ts; SPEC §20).
+	group_not_found: () =>
+		new Problem({
+			status: 422,
+			code: 'group_not_found',
+			title: 'Group not found',
+			detail: 'No group with this group_id exists in your organization. List groups with GET /api/v1/groups.',
+			errors: [{ param: 'group_id', code: 'not_found', message: 'No such group in this organization.' }],
+		}),
+	assignment_exists: (err) => {
+		const assignmentId = text(err, 'assignmentId');
+		return new Problem({
+			status: 409,
+			code: 'assignment_exists',
+			title: 'Assignment exists',
+			detail: `The course is already assigned to this group: see /api/v1/assignments/${assignmentId}.`,
+			extra: { assignment_id: assignmentId },
+		});
+	},
+	invalid_due_in_days: (err) => problems.invalidRequest([{ param: 'due_in_days', code: 'invalid_value', message: err.message }]),
 
 	// Changing an enrollment (enrollments/change.ts).
 	invalid_change: (err) => problems.invalidRequest([{ param: text(err, 'field'), code: 'invalid_value', message: err.message }]),

@@ -230,6 +230,8 @@ const ID_NAMES: Record<IdKind, string> = {
 	certificate: 'a certificate id (cert_…)',
 	webhookEndpoint: 'a webhook endpoint id (whe_…)',
 	webhookDelivery: 'a webhook delivery id (whd_…)',
+	group: 'a group id (grp_…)',
+	assignment: 'an assignment id (asg_…)',
 };
 
 /** A filter holding one resource id, checked for shape before any query. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Database } from '../db';
 import { sweepKeyExpiry } from '../api-keys/expiry-sweep';
+import { APPLY_EVERY_MS, applyAssignments, onNewAssignment } from '../assignments/apply';
 import { sweepOverdue } from '../enrollments/overdue-sweep';
 import { pruneEvents } from '../events/retention';
 import { pruneIdempotencyKeys } from '../idempotency/retention';
@@ -24,6 +25,8 @@ export function jobTable({ config, db, logger }: { config: Config; db: Database;
 	return [
 		{ name: 'webhook_deliveries', everyMs: config.webhooks.pollMs, pass: (stopping) => deliveries.pass(stopping), wakeOn: (wake) => deliveries.wakeOn(wake), settle: () => deliveries.settle() },
 		{ name: 'overdue_sweep', everyMs: config.overdueSweepMs, pass: () => sweepOverdue() },
+		// Each batch holds its assignment's row and advances its cursor in the batch's transaction: a member is enrolled once.
+		{ name: 'assignments', everyMs: APPLY_EVERY_MS, pass: (stopping) => applyAssignments(stopping), wakeOn: onNewAssignment },
 		{ name: 'key_expiry_sweep', everyMs: config.overdueSweepMs, pass: () => sweepKeyExpiry() },
 		{ name: 'event_retention', everyMs: HOURLY, pass: () => pruneEvents(days) },
 		{ name: 'delivery_retention', everyMs: HOURLY, pass: () => pruneDeliveries(days) },

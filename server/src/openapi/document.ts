@@ -20,6 +20,7 @@ import { endpointInput } from '../webhooks/endpoint-input';
 import { listWebhookEndpoints } from '../webhooks/list';
 import { receiptBody } from '../webhooks/receipts/create';
 import { queryParameter, queryParameters, requestBody, schemaOf } from './from-joi';
+import { groupPaths } from './groups';
 import * as schemas from './schemas';
 import * as webhooks from './webhooks';
 import { batchBody, batchDescription, batchResult, withIdempotency } from './writes';
@@ -494,7 +495,7 @@ const updateUser = {
 /** The feed needs the scope of each event type it returns; either scope opens it. */
 const eventSecurity = {
 	security: [{ bearerAuth: [] }],
-	'x-required-scope': 'read:users for user.*; read:enrollments for enrollment.* and certificate.*',
+	'x-required-scope': 'read:users for user.* and group.*; read:enrollments for enrollment.* and certificate.*',
 };
 
 const listEvents = {
@@ -627,6 +628,7 @@ export function openApiDocument() {
 			'/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': webhookDeliveryRetry,
 			'/api/v1/webhook_endpoints/{id}/test': webhookTest,
 			'/api/v1/webhook_endpoints/{id}/rotate_secret': webhookRotateSecret,
+			...groupPaths({ ref, ok, problem, security, listOperation, getOperation, idParameter, commonErrors }),
 			'/api/v1/key': { get: currentKey },
 			'/api/v1/openapi.json': {
 				get: {
@@ -662,6 +664,13 @@ export function openApiDocument() {
 				Course: schemas.Course,
 				Enrollment: schemas.Enrollment,
 				Certificate: schemas.Certificate,
+				Group: schemas.Group,
+				GroupList: schemas.listOf('Group'),
+				GroupMembership: schemas.GroupMembership,
+				MembersAdded: schemas.MembersAdded,
+				MembersRemoved: schemas.MembersRemoved,
+				Assignment: schemas.Assignment,
+				AssignmentList: schemas.listOf('Assignment'),
 				CourseCompletion: schemas.CourseCompletion,
 				CourseCompletionReport: schemas.CourseCompletionReport,
 				UserList: schemas.listOf('User'),
@@ -688,6 +697,8 @@ export function openApiDocument() {
 			{ name: 'User', description: 'People of the organization; created, changed, deactivated and reactivated with write:users (SPEC §16).' },
 			{ name: 'Course', description: 'Published courses of the organization; the read:courses scope.' },
 			{ name: 'Enrollment', description: 'Enrollments and their creation.' },
+			{ name: 'Group', description: 'Sets of users (departments, sites, roles): roster data, read:users / write:users (SPEC §20).' },
+			{ name: 'Assignment', description: 'A course assigned to a group: its students are enrolled, now and as they join; read:enrollments / write:enrollments.' },
 			{ name: 'Certificate', description: 'Covered by the read:enrollments scope.' },
 			{ name: 'Report', description: 'Summaries for compliance; covered by the read:enrollments scope.' },
 			{ name: 'Event', description: 'The feed of what happened: read by cursor.' },

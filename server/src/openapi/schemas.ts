@@ -91,6 +91,7 @@ export const Enrollment = withOptional(record(
 		completed_at: { ...nullableTimestamp, description: 'Null until the enrollment is completed.' },
 		due_at: { ...nullableTimestamp, description: 'When it must be completed; null when it has no deadline.' },
 		overdue: { type: 'boolean', description: 'Read-only: true when the enrollment is active and due_at has passed.' },
+		assignment_id: { type: ['string', 'null'], pattern: ID_PATTERNS.assignment.source, description: 'The assignment that made it; null for a direct enrollment.' },
 		created_at: timestamp,
 		updated_at: timestamp,
 	},
@@ -98,6 +99,52 @@ export const Enrollment = withOptional(record(
 ), expandedNames);
 
 const count = { type: 'integer', minimum: 0 };
+
+const groupId = id(ID_PATTERNS.group, 'grp_3Rk8mPq2Lx7VnT4c');
+
+export const Group = record(
+	{
+		id: groupId,
+		name: { type: 'string', minLength: 1, maxLength: 200, description: 'Unique in the organization without regard to case.' },
+		description: { type: ['string', 'null'], maxLength: 1000 },
+		external_id: { type: ['string', 'null'], minLength: 1, maxLength: EXTERNAL_ID_MAX_LENGTH, description: "The identity provider's id for the group, unique in the organization; null if none." },
+		member_count: count,
+		created_at: timestamp,
+		updated_at: timestamp,
+	},
+	'A set of users (a department, a site, a role): roster data, read:users / write:users.',
+);
+
+export const GroupMembership = record({ group_id: groupId, user_id: userId }, 'group.member_added / group.member_removed: who joined or left which group.');
+
+export const MembersAdded = record(
+	{
+		added: { type: 'array', items: userId, description: 'The users who became members, in the order given.' },
+		unchanged: { type: 'array', items: userId, description: 'The users who were members already.' },
+	},
+	'What adding members did.',
+);
+
+export const MembersRemoved = record(
+	{
+		removed: { type: 'array', items: userId, description: 'The users who were members and are no longer.' },
+		unchanged: { type: 'array', items: userId, description: 'The users who were not members.' },
+	},
+	'What removing members did.',
+);
+
+export const Assignment = record(
+	{
+		id: id(ID_PATTERNS.assignment, 'asg_9Wc2Hn5Tq8Lm3Kx7'),
+		group_id: groupId,
+		course_id: courseId,
+		due_in_days: { type: ['integer', 'null'], minimum: 1, maximum: 3650, description: "Each enrollment it makes is due this many days after the assignment's creation; null: no deadline." },
+		on_removal: { type: 'string', enum: ['keep', 'withdraw'], description: '`withdraw`: a member who leaves has the active enrollment this assignment made withdrawn.' },
+		applied_at: { ...nullableTimestamp, description: 'When every member at its creation had been handled; null while it is being applied in the background.' },
+		created_at: timestamp,
+	},
+	"A published course assigned to a group: its active student members are enrolled, now and as they join.",
+);
 
 export const CourseCompletion = record(
 	{
@@ -197,8 +244,15 @@ export const Event = record(
 			required: ['object'],
 			properties: {
 				object: {
-					description: 'The record as the API returned it right after the change: a User (user.*), an Enrollment (enrollment.*) or a Certificate (certificate.*).',
-					oneOf: [{ $ref: '#/components/schemas/User' }, { $ref: '#/components/schemas/Enrollment' }, { $ref: '#/components/schemas/Certificate' }],
+					description:
+						'The record as the API returned it right after the change: a User (user.*), an Enrollment (enrollment.*), a Certificate (certificate.*), a Group (group.created, group.updated, group.deleted) or a GroupMembership (group.member_added, group.member_removed).',
+					oneOf: [
+						{ $ref: '#/components/schemas/User' },
+						{ $ref: '#/components/schemas/Enrollment' },
+						{ $ref: '#/components/schemas/Certificate' },
+						{ $ref: '#/components/schemas/Group' },
+						{ $ref: '#/components/schemas/GroupMembership' },
+					],
 				},
 				previous_attributes: {
 					type: 'object',

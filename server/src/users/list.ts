@@ -2,6 +2,7 @@ import Joi from 'joi';
 
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
+import { idParam } from '../http/validate';
 import { ownTextSearchPage } from '../search/pages';
 import { searchParam } from '../search/param';
 import { EMAIL_RULE, isEmailAddress } from './email';
@@ -14,7 +15,7 @@ import { serializeUser } from './serialize';
 const MAX_EMAILS = 100;
 
 /** GET /api/v1/users, filtered by `email`, `role`, `status`, `external_id` and `search` (users/queries.ts). */
-export const listUsers = listEndpoint<UserRow, { email: string; role: string; status: string; external_id: string; search: string }>({
+export const listUsers = listEndpoint<UserRow, { email: string; role: string; status: string; external_id: string; group_id: string; search: string }>({
 	table: USERS,
 	filters: {
 		// Bounded by the request line's size (the HTTP server's header limit), and here by count and each address's length.
@@ -44,6 +45,7 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; st
 			.description(
 				'Exact external id (case and spaces count): the user your HR system or identity provider knows by it, if any. One index read on any size of organization.',
 			),
+		group_id: idParam('group').description("Only the group's members."),
 		search: searchParam(),
 	},
 	scopesItself: ({ search }) => search !== undefined,
@@ -54,8 +56,8 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; st
 	searchWith: ['role'],
 	serialize: serializeUser,
 	// Status and external id are counted through their indexes (the counters know roles only).
-	counter: ({ email, search, role, status, external_id }) =>
-		email === undefined && search === undefined && status === undefined && external_id === undefined
+	counter: ({ email, search, role, status, external_id, group_id }) =>
+		email === undefined && search === undefined && status === undefined && external_id === undefined && group_id === undefined
 			? { list: 'users', filter: counterFilter([['role', role]]) }
 			: undefined,
 });

@@ -29,13 +29,14 @@ export interface UserFilters {
 	search?: string;
 	status?: string;
 	external_id?: string;
+	group_id?: string;
 }
 
 /**
  * `email` matches exactly but ignoring case (through email_lower), or any of a comma-separated list, `role` is one of the four,
  * `status` and `external_id` match exactly, `search` keeps users whose e-mail or a word of whose name starts with it (search/words.ts).
  */
-export function userConditions(where: Where, organizationId: string, { email, role, search, status, external_id }: UserFilters): void {
+export function userConditions(where: Where, organizationId: string, { email, role, search, status, external_id, group_id }: UserFilters): void {
 	if (search !== undefined) searchCondition(where, 'user', organizationId, search);
 	// One address, or several separated by commas (users/list.ts bounds them): each an index read.
 	const emails = email?.toLowerCase().split(',');
@@ -45,6 +46,8 @@ export function userConditions(where: Where, organizationId: string, { email, ro
 	where.equals('status', status);
 	// Exact and case-sensitive: an identity provider's id is opaque (users_org_external_id_unique).
 	where.equals('external_id', external_id);
+	// A group's members (SPEC §20), read through group_members' primary key.
+	if (group_id !== undefined) where.and((p) => `id IN (SELECT user_id FROM group_members WHERE group_id = ${p})`, group_id);
 }
 
 /** What a list embeds of a student (`expand=student`): enough for a person to tell who it is. */
