@@ -5,6 +5,7 @@ import { Command, Help, type Option } from 'commander';
 
 import { registerDemo } from './demo';
 import { registerEnrollments } from './enrollments';
+import { registerGroups } from './groups';
 import { registerKeys } from './keys';
 import { registerMigrate } from './migrate';
 import { registerOrgs } from './orgs';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
 	registerUsers(program);
 	registerKeys(program);
 	registerEnrollments(program);
+	registerGroups(program);
 	registerDemo(program);
 	registerWebhooks(program);
 	return program;
