@@ -22,6 +22,7 @@ export interface Config {
 	requestTimeoutMs: number;
 	rateLimitPerMinute: number;
 	rateLimitWindowMs: number;
+	scimRateLimitPerMinute: number;
 	logLevel: string;
 	sessionSecret: string;
 	production: boolean;
@@ -77,6 +78,7 @@ interface Environment {
 	TRUST_PROXY?: string;
 	RATE_LIMIT_PER_MINUTE: number;
 	RATE_LIMIT_WINDOW_MS: number;
+	SCIM_RATE_LIMIT_PER_MINUTE: number;
 	HEADERS_TIMEOUT_MS: number;
 	REQUEST_TIMEOUT_MS: number;
 	LOG_LEVEL: Config['logLevel'];
@@ -119,6 +121,9 @@ const schema = Joi.object<Environment>({
 	RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000_000).default(100),
 	// Tests shorten the window so a 429 clears in seconds; operators leave it at one minute.
 	RATE_LIMIT_WINDOW_MS: Joi.number().integer().min(1000).max(3_600_000).default(60_000),
+	// SPEC §21: SCIM is limited per API key (identity providers share a few addresses); Entra
+	// expects at least 25 requests a second.
+	SCIM_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).max(1_000_000_000).default(1800),
 	// SPEC §14's limits on slow clients. Tests shorten them; operators have no reason to.
 	HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
 	REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(30_000),
@@ -217,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
 		rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
 		rateLimitWindowMs: value.RATE_LIMIT_WINDOW_MS,
+		scimRateLimitPerMinute: value.SCIM_RATE_LIMIT_PER_MINUTE,
 		logLevel: value.LOG_LEVEL,
 		// Outside production an ephemeral secret is fine: sessions simply end with the process.
 		sessionSecret: value.SESSION_SECRET ?? randomBytes(32).toString('hex'),

@@ -76,7 +76,7 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 	// The API first: its requests are the many, and the settings router has layers to pass.
 	mountApi(app, deps);
 	// SCIM for identity providers: its own error format, so its own 404 and error handler.
-	mountScim(app);
+	mountScim(app, { config, limitStore, logger });
 	app.use(createSettingsRouter(deps));
 	app.use(notFoundHandler);
 	app.use(errorHandler);

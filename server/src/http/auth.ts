@@ -43,7 +43,12 @@ export async function checkCaller(req: Request, res: Response, scope: Scope | 'b
 	res.locals.caller = caller;
 	// GitHub's convention: tell integrators what their key holds, to make 403s self-explaining.
 	res.setHeader('X-OAuth-Scopes', caller.apiKey.scopeList.join(', '));
+	checkScope(res, scope);
+}
+
+/** The scope check alone, on a caller already authenticated (SCIM authenticates before its limit). */
+export function checkScope(res: Response, scope: Scope | 'by-handler' | 'any-key'): void {
 	if (scope === 'by-handler' || scope === 'any-key') return;
 	res.setHeader('X-Accepted-OAuth-Scopes', scope);
-	if (!caller.apiKey.scopeList.includes(scope)) throw problems.insufficientScope(scope);
+	if (!callerOf(res).apiKey.scopeList.includes(scope)) throw problems.insufficientScope(scope);
 }

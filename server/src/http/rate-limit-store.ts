@@ -13,6 +13,11 @@ import { problems } from '../common/problem';
  */
 export interface LimitStore {
 	store: Store;
+	/**
+	 * Another limiter's counters in the same place (express-rate-limit wants one store per
+	 * limiter): the same Redis under the prefix plus `name:`, or a memory store of its own.
+	 */
+	scoped(name: string): Store;
 	/** `memory`, `redis` or `custom` (injected by a caller). */
 	kind: string;
 	/** Resolves when the store can count; rejects with the reason otherwise. */
@@ -111,15 +116,17 @@ function redisLimitStore(url: string, prefix: string, logger: Logger): LimitStor
 	const firstReady = new Promise<void>((resolve) => client.once('ready', () => resolve()));
 	const startup = Promise.race([firstReady, new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())]);
 	client.connect().catch(() => undefined);
-	const store = new RecoveringRedisStore({
-		prefix,
-		sendCommand: async (...args: string[]) => {
-			if (!client.isReady) await startup;
-			return client.sendCommand(args);
-		},
-	});
+	const storeAt = (at: string) =>
+		new RecoveringRedisStore({
+			prefix: at,
+			sendCommand: async (...args: string[]) => {
+				if (!client.isReady) await startup;
+				return client.sendCommand(args);
+			},
+		});
 	return {
-		store,
+		store: storeAt(prefix),
+		scoped: (name) => storeAt(`${prefix}${name}:`),
 		kind: 'redis',
 		async check() {
 			if (!client.isReady) await startup;
@@ -169,20 +176,27 @@ export function createLimitStore(options: {
 }): LimitStore {
 	let limitStore: LimitStore;
 	if (options.injected) {
-		limitStore = { store: options.injected, kind: 'custom', check: () => Promise.resolve(), close: () => Promise.resolve() };
+		const injected = options.injected;
+		limitStore = { store: injected, scoped: () => injected, kind: 'custom', check: () => Promise.resolve(), close: () => Promise.resolve() };
 	} else if (options.redisUrl) {
 		limitStore = redisLimitStore(options.redisUrl, options.redisPrefix ?? 'lms:rl:', options.logger);
 	} else {
-		const memory = new MemoryStore();
+		const stores = [new MemoryStore()];
 		limitStore = {
-			store: memory,
+			store: stores[0],
+			scoped: () => {
+				const scoped = new MemoryStore();
+				stores.push(scoped);
+				return scoped;
+			},
 			kind: 'memory',
 			check: () => Promise.resolve(),
 			close: () => {
-				memory.shutdown();
+				for (const memory of stores) memory.shutdown();
 				return Promise.resolve();
 			},
 		};
 	}
-	return { ...limitStore, store: new FailClosedStore(limitStore.store, options.logger) };
+	const inner = limitStore;
+	return { ...inner, store: new FailClosedStore(inner.store, options.logger), scoped: (name) => new FailClosedStore(inner.scoped(name), options.logger) };
 }

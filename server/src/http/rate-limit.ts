@@ -7,8 +7,11 @@ import { problems } from '../common/problem';
 import { throttled } from '../metrics/registry';
 import type { LimitStore } from './rate-limit-store';
 
+/** /scim/v2 and below, in any case (Express routes paths ignoring case). */
+export const isScimPath = (path: string) => /^\/scim\/v2(\/|$)/i.test(path);
+
 /**
- * The per-IP limit over all traffic (health checks are mounted before it), express-rate-limit's
+ * The per-IP limit over all traffic but SCIM's (health checks are mounted before it), express-rate-limit's
  * own middleware; created once per app. Headers: IETF draft-8 `RateLimit`/`RateLimit-Policy`
  * plus the widely read legacy `X-RateLimit-*`, and `Retry-After` on a 429. The counting is the
  * store's (rate-limit-store.ts), which also turns a failure to count into the 503 (fail closed).
@@ -25,6 +28,8 @@ export function createRateLimiter(
 		standardHeaders: 'draft-8',
 		legacyHeaders: true,
 		store: limitStore.store,
+		// SCIM is limited per key instead (scim/limit.ts): identity providers share a few addresses.
+		skip: (req) => isScimPath(req.path),
 		// req.ip is the socket address unless TRUST_PROXY names the proxies; IPv6 clients are
 		// grouped by /56, since one subscriber usually holds a whole prefix.
 		ipv6Subnet: 56,

@@ -31,7 +31,7 @@ export const httpDuration = new Histogram({
 
 export const throttled = new Counter({
 	name: 'lms_throttled_requests_total',
-	help: 'Requests refused by a limit: "api" (the per-IP request limit, 429) or "sign_in" (the sign-in throttle, 429).',
+	help: 'Requests refused by a limit: "api" (the per-IP request limit, 429), "scim" (the per-key SCIM limit, 429) or "sign_in" (the sign-in throttle, 429).',
 	labelNames: ['limit'] as const,
 	registers: [registry],
 });

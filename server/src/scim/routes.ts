@@ -1,13 +1,17 @@
 import express, { type Application, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
 
 import type { Scope } from '../api-keys/model';
 import { problems } from '../common/problem';
-import { checkCaller } from '../http/auth';
+import type { Config } from '../config';
+import { checkCaller, checkScope } from '../http/auth';
+import type { LimitStore } from '../http/rate-limit-store';
 import { createUser } from './create';
 import { deleteUser } from './delete';
 import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './discovery';
 import { methodNotAllowed, scimErrorHandler, scimNotFound } from './errors';
 import { getUser } from './get';
+import { createScimLimiter } from './limit';
 import { listUsers } from './list';
 import { patchUser } from './patch';
 import { replaceUser } from './replace';
@@ -17,12 +21,11 @@ export const SCIM_PREFIX = '/scim/v2';
 
 /**
  * The same keys as /api/v1, checked the same way (http/auth.ts): reads need read:users, writes
- * write:users, discovery any key. `Cache-Control: no-store`: answers hold people's records.
+ * write:users, discovery any key (the key itself is checked for every path, see mountScim).
  */
 function guard(scope: Scope | 'any-key'): RequestHandler {
-	return async (req, res, next) => {
-		res.setHeader('Cache-Control', 'no-store');
-		await checkCaller(req, res, scope);
+	return (_req, res, next) => {
+		checkScope(res, scope);
 		next();
 	};
 }
@@ -55,8 +58,23 @@ const ROUTES: Record<string, Methods> = {
 	},
 };
 
-/** Mounts /scim/v2 on the app; every error under it, unknown paths included, is a SCIM error. */
-export function mountScim(app: Application): void {
+/**
+ * Mounts /scim/v2 on the app; every error under it, unknown paths included, is a SCIM error.
+ * Every request is authenticated first, then counted by its key (scim/limit.ts; a request that
+ * did not authenticate, by its address), whatever the path. `Cache-Control: no-store`: answers
+ * hold people's records.
+ */
+export function mountScim(app: Application, limits: { config: Config; limitStore: LimitStore; logger: Logger }): void {
+	const limit = createScimLimiter(limits.config, limits.limitStore, limits.logger);
+	app.use(SCIM_PREFIX, async (req, res, next) => {
+		res.setHeader('Cache-Control', 'no-store');
+		try {
+			await checkCaller(req, res, 'any-key');
+		} finally {
+			await limit(req, res);
+		}
+		next();
+	});
 	for (const [path, methods] of Object.entries(ROUTES)) {
 		const route = app.route(SCIM_PREFIX + path);
 		for (const [method, handlers] of Object.entries(methods) as Array<[keyof Methods, RequestHandler[]]>) route[method](...handlers);
