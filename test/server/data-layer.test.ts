@@ -5,6 +5,7 @@ import { ApiKey, connect, Course, migrate, Organization, User, type Database } f
 import { openDatabase } from '../../server/src/db/database';
 import { enrollStudent } from '../../server/src/enrollments/enroll';
 import { migrator } from '../../server/src/db/migrate';
+import { PreparedReads } from '../../server/src/db/prepared';
 import { countRows, readPage, type PageRequest, type Table } from '../../server/src/db/table';
 import { Where } from '../../server/src/db/where';
 import { USERS, userConditions } from '../../server/src/users/queries';
@@ -300,37 +301,49 @@ describe(`data layer (${testDialect()})`, () => {
 		await expect(authenticate(next)).resolves.toMatchObject({ organization: { id: org.id } });
 	});
 
-	describe('reads outside a transaction (prepared statements on the pool, db/prepared.ts)', () => {
+	describe('reads outside a transaction: Database.read (prepared statements on the pool, db/prepared.ts)', () => {
+		test('the caller names the door: read() runs prepared, rows() goes through Sequelize, whatever the SQL', async () => {
+			const prepared = jest.spyOn(PreparedReads.prototype, 'rows');
+			try {
+				expect(await db.rows<{ n: number }>('SELECT 1 AS "n"')).toEqual([{ n: 1 }]);
+				expect(prepared).not.toHaveBeenCalled();
+				expect(await db.read<{ n: number }>('SELECT 1 AS "n"')).toEqual([{ n: 1 }]);
+				expect(prepared).toHaveBeenCalledTimes(1);
+			} finally {
+				prepared.mockRestore();
+			}
+		});
+
 		test('numbered parameters bind by number, in any order and repeated, on both databases', async () => {
-			const rows = await db.rows<{ a: string; b: string; again: string }>('SELECT $2 AS "a", $1 AS "b", $2 AS "again"', ['one', 'two']);
+			const rows = await db.read<{ a: string; b: string; again: string }>('SELECT $2 AS "a", $1 AS "b", $2 AS "again"', ['one', 'two']);
 			expect(rows).toEqual([{ a: 'two', b: 'one', again: 'two' }]);
 		});
 
 		test('a prepared read sees what a write transaction committed, every time it runs', async () => {
 			const sql = 'SELECT name AS "name" FROM users WHERE organization_id = $1 AND email_lower = $2';
 			const email = `prepared-${Date.now()}@example.com`;
-			expect(await db.rows(sql, [org.id, email])).toEqual([]);
+			expect(await db.read(sql, [org.id, email])).toEqual([]);
 			await createUser({ organization: org, name: 'Pre Pared', email, role: 'student' });
-			expect(await db.rows(sql, [org.id, email])).toEqual([{ name: 'Pre Pared' }]);
+			expect(await db.read(sql, [org.id, email])).toEqual([{ name: 'Pre Pared' }]);
 		});
 
 		test('a read that starts after a commit sees it, even while an older read is still running on the pool', async () => {
 			// One SQLite connection serves every such read: the driver runs them one after the other, each
 			// with its own snapshot, so an older read in flight cannot hand a newer one a stale view.
-			const long = db.rows('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000000) SELECT count(*) AS c FROM n');
+			const long = db.read('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000000) SELECT count(*) AS c FROM n');
 			const user = await createUser({ organization: org, name: 'Fresh Read', email: `fresh-${Date.now()}@example.com`, role: 'student' });
-			expect(await db.rows('SELECT id AS "id" FROM users WHERE id = $1', [user.id])).toEqual([{ id: user.id }]);
+			expect(await db.read('SELECT id AS "id" FROM users WHERE id = $1', [user.id])).toEqual([{ id: user.id }]);
 			await long;
 		});
 
 		test('a statement that fails to prepare is reported, and reported again, not cached', async () => {
-			await expect(db.rows('SELECT nope FROM no_such_table')).rejects.toThrow(/no_such_table/);
-			await expect(db.rows('SELECT nope FROM no_such_table')).rejects.toThrow(/no_such_table/);
+			await expect(db.read('SELECT nope FROM no_such_table')).rejects.toThrow(/no_such_table/);
+			await expect(db.read('SELECT nope FROM no_such_table')).rejects.toThrow(/no_such_table/);
 		});
 
 		test('a database with prepared statements closes (they are finalized first)', async () => {
 			const other = await openDatabase({ databaseUrl: database.databaseUrl });
-			expect(await other.rows<{ n: number }>('SELECT 1 AS "n"')).toEqual([{ n: 1 }]);
+			expect(await other.read<{ n: number }>('SELECT 1 AS "n"')).toEqual([{ n: 1 }]);
 			await expect(other.close()).resolves.toBeUndefined();
 		});
 	});

@@ -23,7 +23,7 @@ export interface Caller {
 export async function authenticate(token: string): Promise<Caller> {
 	if (!isWellFormedKey(token)) throw new AuthError('invalid_api_key');
 	const db = database();
-	const [row] = await db.rows<KeyLookupRow>(keyLookup(db), [hashKey(token)]);
+	const [row] = await db.read<KeyLookupRow>(keyLookup(db), [hashKey(token)]);
 	if (row === undefined) throw new AuthError('invalid_api_key');
 	if (row.status === 'revoked') throw new AuthError('api_key_revoked');
 	if (row.status === 'rotated') throw new AuthError('api_key_rotated');

@@ -17,7 +17,7 @@ export const getCurrentKey: RequestHandler = async (req, res) => {
 	const caller = callerOf(res);
 	parseQuery({}, req.query);
 	const db = database();
-	const [row] = await db.rows<KeyDescriptionRow>(keyDescription(db), [caller.apiKey.id]);
+	const [row] = await db.read<KeyDescriptionRow>(keyDescription(db), [caller.apiKey.id]);
 	// The key authenticated a moment ago; only its organization's removal since then leaves no row.
 	if (!row) throw new AuthError('invalid_api_key');
 	res.json({

@@ -24,7 +24,7 @@ async function openDatabase(config: Config, create: boolean): Promise<Database> 
  */
 async function refuseEmpty(db: Database, config: Config): Promise<void> {
 	if (await db.sequelize.getQueryInterface().tableExists(MIGRATIONS_TABLE)) {
-		const [row] = await db.rows<{ n: number | string }>(APPLIED_MIGRATIONS);
+		const [row] = await db.read<{ n: number | string }>(APPLIED_MIGRATIONS);
 		if (Number(row?.n) > 0) return;
 	}
 	const where = dialectOf(config.databaseUrl) === 'sqlite' ? sqliteFile(config.databaseUrl) : 'the PostgreSQL database DATABASE_URL names';

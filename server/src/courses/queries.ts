@@ -40,7 +40,7 @@ export interface CourseSummary {
  */
 export async function readCourseSummaries(organizationId: string, ids: string[]): Promise<CourseSummary[]> {
 	if (ids.length === 0) return [];
-	return database().rows<CourseSummary>(
+	return database().read<CourseSummary>(
 		`SELECT id, title FROM courses WHERE organization_id || '' = $1 AND status = 'published' AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')})`,
 		[organizationId, ...ids],
 	);

@@ -85,7 +85,10 @@ function tighten(path: string, mode: number): void {
  *
  * Timestamps cross raw SQL as ISO 8601 text: a statement reads a timestamp column through
  * isoText() and binds one through storedTime(), so JavaScript never meets a dialect's own form.
- * Reads outside a transaction run as prepared statements on the same pool (prepared.ts).
+ *
+ * Two doors, and the caller names the one it takes: read() for a SELECT outside a transaction,
+ * kept prepared on the same pool (prepared.ts; the per-request reads go this way), rows()/run()
+ * for everything else, through Sequelize's own query (writes, RETURNING, anything in a transaction).
  */
 export class Database {
 	readonly dialect: Dialect;
@@ -100,9 +103,17 @@ export class Database {
 		this.prepared = new PreparedReads(sequelize, this.dialect);
 	}
 
-	/** The rows a statement returns (SELECT, or RETURNING), inside `transaction` when given. */
+	/**
+	 * The rows of a read outside any transaction (a SELECT, or WITH … SELECT; never a write), run
+	 * as a statement prepared once per connection (prepared.ts): what every request reads goes
+	 * this way. It sees every transaction committed before it starts.
+	 */
+	read<R extends object>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+		return this.prepared.rows<R>(sql, params);
+	}
+
+	/** The rows a statement returns (SELECT, or RETURNING), inside `transaction` when given, through Sequelize's query. */
 	rows<R extends object>(sql: string, params: readonly unknown[] = [], transaction?: Transaction): Promise<R[]> {
-		if (transaction === undefined && isRead(sql)) return this.prepared.rows<R>(sql, params);
 		return this.sequelize.query<R>(sql, { bind: params as unknown[], type: QueryTypes.SELECT, transaction });
 	}
 
@@ -149,11 +160,6 @@ export class Database {
 		await this.prepared.close();
 		await this.sequelize.close();
 	}
-}
-
-/** A statement that only reads (a SELECT or a WITH … SELECT), safe to keep prepared and run outside a transaction. */
-function isRead(sql: string): boolean {
-	return /^\s*(SELECT|WITH)\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE)\b/i.test(sql);
 }
 
 export interface DatabaseOptions {

@@ -14,7 +14,7 @@ export interface Counter {
 const COUNTED = 'SELECT n FROM list_counts WHERE organization_id = $1 AND list = $2 AND filter = $3';
 
 export async function countedTotal(organizationId: string, { list, filter }: Counter): Promise<number> {
-	const [row] = await database().rows<{ n: number | string }>(COUNTED, [organizationId, list, filter]);
+	const [row] = await database().read<{ n: number | string }>(COUNTED, [organizationId, list, filter]);
 	return row === undefined ? 0 : Number(row.n);
 }
 
@@ -22,7 +22,7 @@ export async function countedTotal(organizationId: string, { list, filter }: Cou
 export async function countedTotals(organizationId: string, list: Counter['list'], filters: string[]): Promise<number> {
 	if (filters.length === 0) return 0;
 	const sql = `SELECT coalesce(sum(n), 0) AS n FROM list_counts WHERE organization_id = $1 AND list = $2 AND filter IN (${filters.map((_, i) => `$${i + 3}`).join(', ')})`;
-	const [row] = await database().rows<{ n: number | string }>(sql, [organizationId, list, ...filters]);
+	const [row] = await database().read<{ n: number | string }>(sql, [organizationId, list, ...filters]);
 	return Number(row.n);
 }
 

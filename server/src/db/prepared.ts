@@ -4,21 +4,23 @@ import type sqlite3 from 'sqlite3';
 import type { Dialect } from './database';
 
 /**
- * Reads outside a transaction, run as prepared statements on a connection of Sequelize's own pool
- * (`sequelize.connectionManager`, public in Sequelize's typings). Through `sequelize.query` every
- * statement is parsed and planned again, and on SQLite run in the driver's serialized mode, where
- * the driver's thread and the event loop take turns: a list request (key, total, page) cost
- * ≈ 420 µs more CPU and half the throughput (docs/benchmarks.md, API overhead). Kept prepared:
+ * Database.read(): reads outside a transaction, run as prepared statements on a connection of
+ * Sequelize's own pool (`sequelize.connectionManager.getConnection`/`releaseConnection`, public in
+ * Sequelize's typings). Through `sequelize.query` every statement is parsed and planned again,
+ * and on SQLite run in the driver's serialized mode, where the driver's thread and the event loop
+ * take turns: a list request (key, total, page) cost ≈ 420 µs more CPU and half the throughput
+ * (docs/benchmarks.md, API overhead). Kept prepared:
  *
- * - SQLite: one `sqlite3` Statement per SQL text on Sequelize's connection for reads outside a
- *   transaction; `$n` becomes `?n` (in SQLite `$1` is a parameter *name*, bound by order of first
- *   appearance, not by number). Statements are finalized before the connection closes.
+ * - SQLite: one `sqlite3` Statement per connection and SQL text (a statement belongs to the
+ *   connection that prepared it, whichever one the pool hands out); `$n` becomes `?n` (in SQLite
+ *   `$1` is a parameter *name*, bound by order of first appearance, not by number). Statements
+ *   are finalized before the connections close.
  * - PostgreSQL: a named statement per SQL text; `pg` prepares it once on each pooled connection
  *   that runs it.
  */
 export class PreparedReads {
 	private readonly names = new Map<string, string>();
-	private readonly statements = new Map<string, Promise<sqlite3.Statement>>();
+	private readonly statements = new Map<sqlite3.Database, Map<string, Promise<sqlite3.Statement>>>();
 
 	constructor(
 		private readonly sequelize: Sequelize,
@@ -39,7 +41,7 @@ export class PreparedReads {
 
 	/** Finalizes the SQLite statements: a connection with open statements cannot close. */
 	async close(): Promise<void> {
-		const statements = [...this.statements.values()];
+		const statements = [...this.statements.values()].flatMap((prepared) => [...prepared.values()]);
 		this.statements.clear();
 		await Promise.all(
 			statements.map(async (prepared) => {
@@ -57,14 +59,16 @@ export class PreparedReads {
 	}
 
 	private sqliteStatement(connection: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
-		let prepared = this.statements.get(sql);
+		let statements = this.statements.get(connection);
+		if (statements === undefined) this.statements.set(connection, (statements = new Map<string, Promise<sqlite3.Statement>>()));
+		let prepared = statements.get(sql);
 		if (prepared === undefined) {
 			prepared = new Promise<sqlite3.Statement>((resolve, reject) => {
 				const statement = connection.prepare(sql.replace(/\$(\d+)/g, '?$1'), (error: Error | null) => (error ? reject(error) : resolve(statement)));
 			});
 			// A statement that failed to prepare (bad SQL) is not kept: the next call reports it again.
-			prepared.catch(() => this.statements.delete(sql));
-			this.statements.set(sql, prepared);
+			prepared.catch(() => statements.delete(sql));
+			statements.set(sql, prepared);
 		}
 		return prepared;
 	}

@@ -106,13 +106,13 @@ export async function readRange<R>(table: Table<R>, where: Where, offset: number
 			? `SELECT ${columns} FROM ${table.name} t WHERE ${scoped(table, where)} ORDER BY ${orderOf(table)} LIMIT ${limitParam} OFFSET ${skip}`
 			: `SELECT ${columns} FROM ${table.name} t JOIN (SELECT id FROM ${table.name} WHERE ${scoped(table, where)} ` +
 				`ORDER BY ${orderOf(table)} LIMIT ${limitParam} OFFSET ${skip}) page ON page.id = t.id ORDER BY ${orderOf(table, 't.')}`;
-	return database().rows<R & object>(sql, params);
+	return database().read<R & object>(sql, params);
 }
 
 /** How many rows `where` selects, counted (for filters no counter keeps: see db/list-counts.ts). */
 export async function countRows<R>(table: Table<R>, where: Where): Promise<number> {
 	const sql = `SELECT count(*) AS n FROM ${table.name} WHERE ${scoped(table, where)}`;
-	const [row] = await database().rows<{ n: number | string }>(sql, where.params);
+	const [row] = await database().read<{ n: number | string }>(sql, where.params);
 	return Number(row.n);
 }
 
@@ -130,7 +130,7 @@ export async function readChosenPage<R>(
 	const sql =
 		`${statement.ctes} SELECT ${selectList(database(), table)}, ${statement.extra} AS "extra" FROM ${table.name} t ` +
 		`JOIN (${statement.pageIds}) page ON page.id = t.id ORDER BY ${orderOf(table, 't.')}`;
-	const rows = await database().rows<R & { extra?: number | string | null }>(sql, params);
+	const rows = await database().read<R & { extra?: number | string | null }>(sql, params);
 	const extra = rows.length === 0 || rows[0].extra === null ? null : Number(rows[0].extra);
 	for (const row of rows) delete row.extra;
 	return { rows, extra };
@@ -140,6 +140,6 @@ export async function readChosenPage<R>(
 export async function readOne<R>(table: Table<R>, organizationId: string, id: string): Promise<R | undefined> {
 	const always = table.always ? ` AND ${table.always}` : '';
 	const sql = `SELECT ${selectList(database(), table)} FROM ${table.name} t WHERE t.id = $1 AND t.organization_id = $2${always}`;
-	const [row] = await database().rows<R & object>(sql, [id, organizationId]);
+	const [row] = await database().read<R & object>(sql, [id, organizationId]);
 	return row;
 }

@@ -41,9 +41,9 @@ export class EnrollmentReads {
 		const courseIds = [...new Set(requests.map((r) => r.courseId).filter((id) => isIdOf('course', id)))];
 		const pairs = requests.filter((r) => isIdOf('user', r.studentId) && isIdOf('course', r.courseId)).map((r) => [r.studentId as string, r.courseId as string]);
 		const [students, courses, enrolled] = await Promise.all([
-			studentIds.length === 0 ? [] : db.rows<StudentRow>(STUDENTS_NAMED(db), [organizationId, JSON.stringify(studentIds)]),
-			courseIds.length === 0 ? [] : db.rows<{ id: string; status: string }>(COURSES_NAMED(db), [organizationId, JSON.stringify(courseIds)]),
-			pairs.length === 0 ? [] : db.rows<{ id: string; student_id: string; course_id: string }>(ENROLLMENTS_OF_PAIRS(db), [JSON.stringify(pairs)]),
+			studentIds.length === 0 ? [] : db.read<StudentRow>(STUDENTS_NAMED(db), [organizationId, JSON.stringify(studentIds)]),
+			courseIds.length === 0 ? [] : db.read<{ id: string; status: string }>(COURSES_NAMED(db), [organizationId, JSON.stringify(courseIds)]),
+			pairs.length === 0 ? [] : db.read<{ id: string; student_id: string; course_id: string }>(ENROLLMENTS_OF_PAIRS(db), [JSON.stringify(pairs)]),
 		]);
 		const enrollments = new Map<string, string | null>(pairs.map(([s, c]) => [pairKey(s, c), null]));
 		for (const e of enrolled) enrollments.set(pairKey(e.student_id, e.course_id), e.id);

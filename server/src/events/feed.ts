@@ -54,7 +54,7 @@ const notOurs = () =>
 
 /** A cursor that names no event of the organization: cursor_expired if retention removed it, else unknown_event. */
 async function refuseCursor(after: string): Promise<never> {
-	const [prune] = await database().rows<{ through: string | null }>(LAST_PRUNED);
+	const [prune] = await database().read<{ through: string | null }>(LAST_PRUNED);
 	if (prune?.through && after <= prune.through) {
 		throw new RuleError(
 			'cursor_expired',
@@ -76,7 +76,7 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
 	const db = database();
 	const page = feedPage(db, query.types?.length);
 	const sql = after === undefined ? page : cursorAndPage(db, page);
-	const rows = await db.rows<EventRow & { cursor_organization: string | null }>(sql, bind);
+	const rows = await db.read<EventRow & { cursor_organization: string | null }>(sql, bind);
 	if (after !== undefined) {
 		const cursor = rows.find((r) => r.cursor_organization !== null);
 		if (!cursor) await refuseCursor(after);
@@ -95,7 +95,7 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
  * top: MAX over an `IN` list would walk every event of those types.
  */
 export async function feedHead(organizationId: string, types?: readonly EventType[]): Promise<string | null> {
-	const [row] = await database().rows<{ head: string | null }>(feedHeadOf(database(), types?.length), [organizationId, ...(types ?? [])]);
+	const [row] = await database().read<{ head: string | null }>(feedHeadOf(database(), types?.length), [organizationId, ...(types ?? [])]);
 	return row?.head ?? null;
 }
 
@@ -106,14 +106,14 @@ export async function feedHead(organizationId: string, types?: readonly EventTyp
 export async function oldestUnserved(): Promise<Date | null> {
 	const db = database();
 	if (db.dialect !== 'postgres') return null;
-	const [row] = await db.rows<{ oldest: string | null }>(OLDEST_UNSERVED(db));
+	const [row] = await db.read<{ oldest: string | null }>(OLDEST_UNSERVED(db));
 	return row?.oldest ? new Date(row.oldest) : null;
 }
 
 /** One served event of the organization, or undefined. */
 export async function findEvent(organizationId: string, id: string): Promise<EventRow | undefined> {
 	if (!EVENT_ID.test(id)) return undefined;
-	const [row] = await database().rows<EventRow>(ONE_EVENT(database()), [organizationId, id]);
+	const [row] = await database().read<EventRow>(ONE_EVENT(database()), [organizationId, id]);
 	return row;
 }
 

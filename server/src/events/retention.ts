@@ -17,7 +17,7 @@ export async function pruneEvents(retentionDays: number, now = new Date()): Prom
 	const cutoff = new Date(now.getTime() - retentionDays * DAY_MS).toISOString();
 	let removed = 0;
 	for (;;) {
-		const ids = (await db.rows<{ id: string }>(EXPIRED_EVENTS(db), [cutoff, BATCH])).map((r) => r.id);
+		const ids = (await db.read<{ id: string }>(EXPIRED_EVENTS(db), [cutoff, BATCH])).map((r) => r.id);
 		if (ids.length === 0) return removed;
 		const through = ids.reduce((a, b) => (a > b ? a : b));
 		await writeTransaction(db, async (transaction) => {

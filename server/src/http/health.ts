@@ -25,7 +25,7 @@ export function healthRoutes(router: Pick<Router, 'get'>, db: Database, limitSto
 	});
 	router.get('/readyz', async (_req, res) => {
 		const [database, store] = await Promise.allSettled([
-			withTimeout(db.rows(READY)),
+			withTimeout(db.read(READY)),
 			withTimeout(limitStore.check()),
 		]);
 		const failing = [

@@ -68,7 +68,7 @@ export const jobErrors = new Counter({
 /** The pending deliveries and the oldest due one, read once per scrape for both gauges. */
 async function pendingDeliveries(): Promise<{ pending: number; oldestDue: Date | null }> {
 	const db = database();
-	const [row] = await db.rows<{ pending: number | string; oldest: string | null }>(PENDING_DELIVERIES(db));
+	const [row] = await db.read<{ pending: number | string; oldest: string | null }>(PENDING_DELIVERIES(db));
 	return { pending: Number(row?.pending ?? 0), oldestDue: row?.oldest ? new Date(row.oldest) : null };
 }
 

@@ -40,9 +40,9 @@ export async function courseCompletion(organizationId: string, courseId?: string
 	const db = database();
 	const [courses, counts] = await Promise.all([
 		courseId === undefined
-			? db.rows<{ id: string; title: string }>(COURSES, [organizationId])
-			: db.rows<{ id: string; title: string }>(ONE_COURSE, [organizationId, courseId]),
-		db.rows<ReportCount>(reportCounts(db), [
+			? db.read<{ id: string; title: string }>(COURSES, [organizationId])
+			: db.read<{ id: string; title: string }>(ONE_COURSE, [organizationId, courseId]),
+		db.read<ReportCount>(reportCounts(db), [
 			organizationId,
 			now.toISOString(),
 			new Date(now.getTime() + 30 * DAY_MS).toISOString(),

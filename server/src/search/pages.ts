@@ -71,10 +71,10 @@ export async function ownTextSearchPage<R>(
 	const countAmong = async (values: readonly string[]) => {
 		const placeholders = values.map((_, i) => `$${where.params.length + i + 1}`);
 		const sql = countMatchingAmongSql(kind, table.name, narrowing!.column, placeholders, params);
-		const [{ n }] = await database().rows<{ n: number | string }>(sql, [...where.params, ...values]);
+		const [{ n }] = await database().read<{ n: number | string }>(sql, [...where.params, ...values]);
 		return Number(n);
 	};
-	const countAll = async () => Number((await database().rows<{ n: number | string }>(countMatchingSql(kind, params), where.params))[0].n);
+	const countAll = async () => Number((await database().read<{ n: number | string }>(countMatchingSql(kind, params), where.params))[0].n);
 	let total: number;
 	if (narrowing === undefined) {
 		total = await countAll();
@@ -137,7 +137,7 @@ export async function personAndCourseSearchPage<R>(
 	const where = new Where();
 	const params = rangeParams(where, organizationId, range);
 	const coursesSql = distinctMatchingSql('course', params, `$${where.params.length + 1}`);
-	const courses = (await database().rows<{ id: string }>(coursesSql, [...where.params, MAX_MATCHING_COURSES + 1])).map((r) => r.id);
+	const courses = (await database().read<{ id: string }>(coursesSql, [...where.params, MAX_MATCHING_COURSES + 1])).map((r) => r.id);
 	if (courses.length > MAX_MATCHING_COURSES) return undefined;
 	const byCourse = courses.length === 0 ? 0 : await countedTotals(organizationId, list, courses.map((id) => `course=${id}`));
 	const coursePlaceholders = courses.map((id) => where.param(id));
@@ -152,7 +152,7 @@ export async function personAndCourseSearchPage<R>(
 	if (byPerson === null) {
 		// No row: nothing matches at all (page 1), or the page lies past the end and the total is still owed.
 		if (page === 1) return { total: 0, rows };
-		const [{ n }] = await database().rows<{ n: number | string }>(personSideCountSql(sql.ctes, columns, coursePlaceholders), countParams);
+		const [{ n }] = await database().read<{ n: number | string }>(personSideCountSql(sql.ctes, columns, coursePlaceholders), countParams);
 		byPerson = Number(n);
 	}
 	return { total: byPerson + byCourse, rows };

@@ -65,7 +65,7 @@ export interface UserSummary {
  */
 export async function readUserSummaries(organizationId: string, ids: string[]): Promise<UserSummary[]> {
 	if (ids.length === 0) return [];
-	return database().rows<UserSummary>(
+	return database().read<UserSummary>(
 		`SELECT id, name, email FROM users WHERE organization_id || '' = $1 AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')})`,
 		[organizationId, ...ids],
 	);

@@ -140,7 +140,7 @@ export class DeliveryWorker {
 			const { db } = this;
 			const at = now.toISOString();
 			// A read first: an idle poll then takes no write lock (SQLite) and locks no rows.
-			const [found] = await db.rows(due(db), [at]);
+			const [found] = await db.read(due(db), [at]);
 			if (!found) return;
 			const { endpoints, organizations } = this.allowances();
 			const choose = [at, free, endpoints, organizations];
@@ -262,7 +262,7 @@ export class DeliveryWorker {
 	 * someone else's open transaction). Undefined once retention removed it.
 	 */
 	private async eventBody(row: Claimed): Promise<{ id: string; type: string; json: string } | undefined> {
-		const [event] = await this.db.rows<EventRow>(EVENT_BY_ID(this.db), [row.event_id]);
+		const [event] = await this.db.read<EventRow>(EVENT_BY_ID(this.db), [row.event_id]);
 		return event && { id: event.id, type: event.type, json: eventJson(event) };
 	}
 
