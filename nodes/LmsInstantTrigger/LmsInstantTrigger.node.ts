@@ -60,6 +60,9 @@ export class LmsInstantTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// Empty: n8n then answers with webhook()'s webhookResponse ({"received": true}), not its
+				// default 'firstEntryJson', which n8n 2.41 sends to the LMS as that literal word.
+				responseData: '',
 				path: 'webhook',
 			},
 		],
@@ -199,6 +202,6 @@ export class LmsInstantTrigger implements INodeType {
 		}
 		if (receipt.first !== true) return { webhookResponse: { received: true, duplicate: true } };
 
-		return { workflowData: [this.helpers.returnJsonArray([eventItem(event)])] };
+		return { workflowData: [this.helpers.returnJsonArray([eventItem(event)])], webhookResponse: { received: true } };
 	}
 }

@@ -63,7 +63,10 @@ export async function executeLmsOperation(
 ): Promise<INodeExecutionData[][]> {
 	const operation = this.getNodeParameter('operation', 0) as string;
 	if (operation === CUSTOM_API_CALL) {
-		throw new NodeOperationError(this.getNode(), CUSTOM_API_CALL_MESSAGE, { description: CUSTOM_API_CALL_HOW });
+		const error = new NodeOperationError(this.getNode(), CUSTOM_API_CALL_MESSAGE, { description: CUSTOM_API_CALL_HOW });
+		if (!this.continueOnFail()) throw error;
+		// Continue On Fail: every input item carries the same error on, as any failed item does.
+		return [this.getInputData().map((_, item) => ({ json: { error: error.message }, error, pairedItem: { item } }))];
 	}
 	const selected = operations[operation];
 	if (!selected) {

@@ -79,7 +79,7 @@ export async function hostWebhookTrigger(
 		try {
 			const result = await nodeType.webhook!.call(context);
 			if (result.workflowData) runs.push(result.workflowData[0]);
-			if (!result.noWebhookResponse) res.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
+			if (!result.noWebhookResponse) res.status(200).json(onReceivedAnswer(description.responseData, result.webhookResponse));
 		} catch (error) {
 			res.status(500).json({ message: (error as Error).message });
 		}
@@ -129,4 +129,16 @@ export async function hostWebhookTrigger(
 		},
 		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
 	};
+}
+
+/**
+ * What n8n 2.41 answers a webhook in responseMode 'onReceived' (its
+ * webhook-on-received-response-extractor): the description's `responseData` as it stands when it
+ * is set (its default is the word 'firstEntryJson'), else what webhook() gave, else a fixed message.
+ */
+function onReceivedAnswer(responseData: unknown, webhookResponse: unknown): unknown {
+	const data = responseData === undefined ? 'firstEntryJson' : responseData;
+	if (data === 'noData') return undefined;
+	if (data) return data;
+	return webhookResponse ?? { message: 'Workflow was started' };
 }

@@ -306,3 +306,16 @@ describe('Continue On Fail', () => {
 		expect(items).toMatchObject([{ json: { error: 'Enrollment ID is empty' }, pairedItem: { item: 0 } }]);
 	});
 });
+
+describe('Custom API Call on an LMS node', () => {
+	it('stops with where to make the call; with Continue On Fail every input item carries that error on', async () => {
+		const stopped = await runNode(new LmsUsers(), { operation: '__CUSTOM_API_CALL__' }, { credentials, items: [{}, {}] });
+		expect(stopped.error?.message).toBe('Custom API Call runs in the HTTP Request node, with the LMS API credential');
+		const carried = await runNode(new LmsUsers(), { operation: '__CUSTOM_API_CALL__' }, { credentials, items: [{}, {}], continueOnFail: true });
+		expect(carried.error).toBeUndefined();
+		expect(carried.items.map((item) => [item.json, item.pairedItem])).toEqual([
+			[{ error: 'Custom API Call runs in the HTTP Request node, with the LMS API credential' }, { item: 0 }],
+			[{ error: 'Custom API Call runs in the HTTP Request node, with the LMS API credential' }, { item: 1 }],
+		]);
+	});
+});

@@ -151,21 +151,46 @@ function messageFor(failure: LmsHttpFailure, request: LmsRequestSummary): string
 		case 'already_enrolled':
 			return `Student ${bodyField(request, 'student_id')} is already enrolled in course ${bodyField(request, 'course_id')} (enrollment ${problem.enrollment_id ?? 'unknown'}): set "If Already Enrolled" to "Return Existing Enrollment" to carry on instead of failing`;
 		case 'email_taken':
-			return problem.user_id
-				? `A user with email ${bodyField(request, 'email')} already exists (${problem.user_id}): use Create or Update (Match By: Email) to update them instead of failing`
-				: `The email ${bodyField(request, 'email')} is another account's sign-in name: use another address`;
+			if (!problem.user_id) return `The email ${bodyField(request, 'email')} is another account's sign-in name: use another address`;
+			// Changing someone's email to one another user holds: only another address helps.
+			if (request.method === 'PATCH') {
+				return `The email ${bodyField(request, 'email')} already belongs to another user (${problem.user_id}): give ${record.id ?? 'this user'} another address, or change that user's email first`;
+			}
+			return `A user with email ${bodyField(request, 'email')} already exists (${problem.user_id}): if they are a student or instructor, Create or Update (Match By: Email) updates them instead; an admin's account is changed in the LMS only`;
 		case 'external_id_taken':
-			return `A user with external ID ${bodyField(request, 'external_id')} already exists (${problem.user_id ?? 'unknown'}): use Create or Update (Match By: External ID) to update them instead of failing`;
+			if (request.method === 'PATCH') {
+				return `The external ID ${bodyField(request, 'external_id')} already belongs to another user (${problem.user_id ?? 'unknown'}): give ${record.id ?? 'this user'} another external ID, or clear that user's first`;
+			}
+			return `A user with external ID ${bodyField(request, 'external_id')} already exists (${problem.user_id ?? 'unknown'}): if they are a student or instructor, Create or Update (Match By: External ID) updates them instead; an admin's account is changed in the LMS only`;
 		case 'role_not_allowed':
 			return 'The API grants only the student and instructor roles: admins and super admins are made in the LMS itself';
 		case 'protected_user':
 			return `${record.label} ${record.id ?? ''} is an admin or super admin, and those are changed only in the LMS itself, not through the API`.replace('  ', ' ');
 		case 'user_deactivated':
+			// Reactivating an enrollment (PATCH) names the enrollment, not its student.
+			if (request.body?.student_id === undefined && record.id) {
+				return `The student of Enrollment ${record.id} is deactivated: reactivate the user first (LMS Users → Reactivate), then reactivate the enrollment`;
+			}
 			return `Student ${bodyField(request, 'student_id')} is deactivated: reactivate them first (LMS Users → Reactivate), or leave them out`;
+		case 'due_date_on_completed':
+			return `Enrollment ${record.id ?? ''} is completed, so its due date no longer changes: leave the due date alone for completed enrollments (filter Get Many on status Active first)`.replace('Enrollment  ', 'The enrollment ');
+		case 'too_many_endpoints':
+			return "The LMS organization already has the most webhook endpoints it allows (20): delete unused ones in the LMS's Settings → Webhooks, then activate the workflow again";
+		case 'invalid_webhook_url':
+			return "The LMS refused n8n's webhook address as a destination: it must be an http(s) address the LMS may reach (set n8n's WEBHOOK_URL to its public address), or the LMS operator must allow it (WEBHOOK_ALLOWED_HOSTS)";
+		case 'cursor_expired':
+			return 'The LMS no longer keeps the events after the trigger\'s last position (past its retention): the trigger starts again from now';
 		case 'idempotency_key_reused':
 			return 'The LMS already received another request under this write\'s Idempotency-Key (made from the execution, the node and the item): its values changed between two tries of the same execution, for example through an expression using the time. Run the workflow again, which sends new keys';
 		case 'idempotency_key_in_use':
 			return `The LMS was still working on an earlier try of this request after ${request.attempts ?? 1} attempts: check in the LMS whether the change was made before running the workflow again`;
+		case 'method_not_allowed':
+			return `The LMS at this Base URL does not offer ${request.method} ${request.endpoint} (HTTP 405): the LMS may be older than this node, so ask its operator to update it, or check the Base URL`;
+		case 'payload_too_large':
+			return 'The request was too large for the LMS (HTTP 413): shorten the longest field values (names, external IDs), or send fewer items at once';
+		case 'malformed_json':
+		case 'unsupported_media_type':
+			return `The LMS could not read the request the node sent (${problem.code}): a proxy in front of the LMS may change requests, so check the Base URL points at the LMS itself`;
 		case 'rate_limited':
 			return `The LMS kept answering "too many requests" after ${request.attempts ?? 1} attempts: run the workflow again in a minute (the limit is per IP address and shared with every other client calling the LMS from this n8n)`;
 	}

@@ -171,6 +171,9 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 	idempotency_key_in_use: withMessage(409, 'Idempotency key in use', () => ({ headers: { 'Retry-After': '1' } })),
 };
 
+/** Every rule code the API answers (the nodes' error messages and README's error table cover each: test/nodes/error-messages.test.ts). */
+export const RULE_CODES: readonly string[] = Object.keys(RULE_PROBLEMS);
+
 /** The problem for a broken rule, or undefined if the API has no answer for it (a bug). */
 export function ruleProblem(err: RuleError): Problem | undefined {
 	return Object.hasOwn(RULE_PROBLEMS, err.code) ? RULE_PROBLEMS[err.code](err) : undefined;

@@ -14,7 +14,7 @@ export const description: INodeProperties[] = [
 		{
 			name: 'Create',
 			value: 'create',
-			description: 'Enroll a student in a published course; the new enrollment starts active at 0% progress, optionally with a due date. Needs write:enrollments.',
+			description: 'Enroll a student in a published course; the new enrollment starts active at 0% progress (from version 2.1, optionally with a due date). Needs write:enrollments.',
 			action: 'Enroll a student in a course',
 		},
 		{

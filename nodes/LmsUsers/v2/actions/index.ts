@@ -23,6 +23,8 @@ export const description: INodeProperties[] = [
 		{
 			name: 'Create or Update',
 			value: 'upsert',
+			// n8n's lint fixes this sentence for every upsert (node-param-description-wrong-for-upsert):
+			// what it changes and its scopes are in Match By's description.
 			description: 'Create a new record, or update the current one if it already exists (upsert)',
 			action: 'Create or update a user',
 		},

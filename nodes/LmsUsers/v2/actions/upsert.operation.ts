@@ -23,7 +23,8 @@ const properties: INodeProperties[] = [
 			{ name: 'Email', value: 'email', description: 'The user with this email address (not case-sensitive) is updated' },
 			{ name: 'External ID', value: 'externalId', description: 'The user with this external ID is updated, their email included' },
 		],
-		description: 'How an existing user is recognised. Needs write:users and read:users.',
+		description:
+			'How an existing user is recognised. A new person is created as a student or instructor; a matched one gets the name, role and external ID given here (up to 100 items per request, matched in one lookup). Admins are changed in the LMS only. Needs write:users and read:users.',
 	},
 	{ ...externalIdOption, required: true, displayOptions: { show: { matchBy: ['externalId'] } } },
 	emailField('The email address: created with it, or (matching by email) the user to update'),
