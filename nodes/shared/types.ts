@@ -34,6 +34,11 @@ export interface LmsProblem {
 	/** Sent with 409 `invalid_transition`: the enrollment's status, and the status asked for. */
 	from?: string;
 	to?: string;
+	/** Sent with 409 `group_name_taken` (the group that has the name) and `assignment_exists`. */
+	group_id?: string;
+	assignment_id?: string;
+	/** Sent with 422 `user_not_found`: the ids that are not the organization's users. */
+	user_ids?: string[];
 	/** Sent with 403 `insufficient_scope`. */
 	required_scope?: string;
 }

@@ -76,12 +76,16 @@ const CASES: Record<string, { request: Partial<LmsRequestSummary>; says: RegExp[
 	cursor_expired: { request: { endpoint: '/events' }, says: [/starts again from now/] },
 	invalid_webhook_url: { request: { method: 'POST', endpoint: '/webhook_endpoints' }, says: [/WEBHOOK_URL/] },
 	too_many_endpoints: { request: { method: 'POST', endpoint: '/webhook_endpoints' }, says: [/Settings → Webhooks/] },
+	group_name_taken: { request: { method: 'POST', endpoint: '/groups', body: { name: 'Sales' } }, says: [/named Sales already exists \(grp_1\)/] },
+	group_not_found: { request: { method: 'POST', endpoint: '/assignments', body: { group_id: 'grp_x', course_id: 'crs_y' } }, says: [/Group grp_x was not found/] },
+	user_not_found: { request: { method: 'POST', endpoint: '/groups/grp_1/members' }, says: [/usr_a, usr_b are not a user/, /no member was changed/] },
+	assignment_exists: { request: { method: 'POST', endpoint: '/assignments', body: { group_id: 'grp_x', course_id: 'crs_y' } }, says: [/crs_y is already assigned to group grp_x \(asg_1\)/] },
 	idempotency_key_reused: { request: {}, says: [/Run the workflow again/] },
 	idempotency_key_in_use: { request: {}, says: [/check in the LMS whether the change was made/] },
 };
 
 function messageOf(code: string, status: number, request: Partial<LmsRequestSummary>): string {
-	const failure = { response: { status, headers: {}, data: { code, status, detail: 'The server says why.', enrollment_id: 'enr_1', user_id: 'usr_holder', from: 'completed', to: 'active' } } };
+	const failure = { response: { status, headers: {}, data: { code, status, detail: 'The server says why.', enrollment_id: 'enr_1', user_id: 'usr_holder', from: 'completed', to: 'active', group_id: 'grp_1', assignment_id: 'asg_1', user_ids: ['usr_a', 'usr_b'] } } };
 	return lmsApiError(node, failure, { method: 'GET', endpoint: '/users', baseURL: 'https://lms.example/api/v1', ...request }).message;
 }
 

@@ -184,6 +184,16 @@ function messageFor(failure: LmsHttpFailure, request: LmsRequestSummary): string
 			return 'The LMS already received another request under this write\'s Idempotency-Key (made from the execution, the node and the item): its values changed between two tries of the same execution, for example through an expression using the time. Run the workflow again, which sends new keys';
 		case 'idempotency_key_in_use':
 			return `The LMS was still working on an earlier try of this request after ${request.attempts ?? 1} attempts: check in the LMS whether the change was made before running the workflow again`;
+		case 'group_name_taken':
+			return `A group named ${bodyField(request, 'name')} already exists (${problem.group_id ?? 'unknown'}): pick that group instead, or give this one another name (names are unique in any case)`;
+		case 'group_not_found':
+			return `Group ${bodyField(request, 'group_id')} was not found in the key's organization: check the Group (pick it From List)`;
+		case 'user_not_found': {
+			const ids = Array.isArray(problem.user_ids) ? problem.user_ids.slice(0, 5).join(', ') : 'some of the users';
+			return `${ids} ${Array.isArray(problem.user_ids) && problem.user_ids.length === 1 ? 'is' : 'are'} not a user of the key's organization, so no member was changed: check the user IDs, or leave those out`;
+		}
+		case 'assignment_exists':
+			return `The course ${bodyField(request, 'course_id')} is already assigned to group ${bodyField(request, 'group_id')} (${problem.assignment_id ?? 'unknown'}): nothing to do, or unassign it first to change its due days`;
 		case 'method_not_allowed':
 			return `The LMS at this Base URL does not offer ${request.method} ${request.endpoint} (HTTP 405): the LMS may be older than this node, so ask its operator to update it, or check the Base URL`;
 		case 'payload_too_large':
