@@ -20,7 +20,7 @@ export function dueDateProperty(description: string, required = false): INodePro
 		default: '',
 		required,
 		description,
-		hint: "A date picked here is read in the workflow's time zone; an expression such as {{ $now.plus(14, 'days') }} or an ISO date-time with a zone is taken as it is",
+		hint: "A date picked here is read in the workflow's time zone (workflow Settings → Timezone; n8n's default is America/New_York unless its GENERIC_TIMEZONE says otherwise), so 09:00 there is 14:00Z in winter; an expression such as {{ $now.plus(14, 'days') }} or an ISO date-time with an offset (2026-12-01T09:00:00Z) is taken as it is. The output's due_at shows the instant in UTC.",
 	};
 }
 
