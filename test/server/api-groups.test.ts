@@ -1,4 +1,5 @@
 import { Enrollment, User } from '../../server/src/db';
+import { overdueMembers } from '../../server/src/reports/overdue-members';
 import type { TestServer } from '../helpers/server';
 import { waitUntil } from '../helpers/wait';
 import { call, expectProblem, feedCaughtUp, startApiServer, type World } from './api-fixtures';
@@ -268,4 +269,30 @@ describe('assignments', () => {
 		expect(again.body.assignment_id).toBe(first.body.id);
 		expectProblem(await assign({ group_id: group.id, course_id: world.courses.advanced.id }, world.keys.readEnrollments), 403, 'insufficient_scope');
 	});
+
+	test("reports: course_completion?group_id= counts only the group's members; the overdue list names them, paged", async () => {
+		const group = await newGroup();
+		const [late, onTime, outsider] = [await student('Lena'), await student('Otto'), await student('Paul')];
+		await api(`/groups/${group.id}/members`, 'POST', { user_ids: [late.id, onTime.id] });
+		const course = world.courses.advanced;
+		const past = new Date(Date.now() - 3.5 * 86_400_000).toISOString();
+		for (const [who, due] of [[late, past], [onTime, null], [outsider, past]] as const) {
+			expect((await api('/enrollments', 'POST', { student_id: who.id, course_id: course.id, due_at: due })).status).toBe(201);
+		}
+		const report = await api(`/reports/course_completion?group_id=${group.id}&course_id=${course.id}`);
+		expect(report.body.data).toEqual([expect.objectContaining({ course_id: course.id, enrolled: 2, active: 2, completed: 0, overdue: 1, completion_rate: 0 })]);
+		const csv = await call(server, `/api/v1/reports/course_completion?group_id=${group.id}&course_id=${course.id}`, { key: world.keys.all, headers: { accept: 'text/csv' } });
+		expect(csv.text.split('\r\n')[1]).toMatch(new RegExp(`^${course.id},Advanced,2,2,0,0,0,1,0,`));
+		// Another organization's key sees nothing of it.
+		const foreign = await call(server, `/api/v1/reports/course_completion?group_id=${group.id}`, { key: world.keys.globex });
+		expect(foreign.body.data.every((row: { enrolled: number }) => row.enrolled === 0)).toBe(true);
+
+		const { rows, total } = await overdueMembers(world.acme.id, group.id, { page: 1, perPage: 10 });
+		expect(total).toBe(1);
+		expect(rows).toEqual([
+			{ user_id: late.id, name: 'Lena', email: late.email, enrollment_id: expect.stringMatching(/^enr_/), course_id: course.id, course_title: 'Advanced', due_at: past, days_late: 3 },
+		]);
+		expect(await overdueMembers(world.globex.id, group.id, { page: 1, perPage: 10 })).toEqual({ rows: [], total: 0 });
+	});
 });
+

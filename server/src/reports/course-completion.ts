@@ -1,4 +1,5 @@
 import { database } from '../db';
+import { groupCounts } from './group-completion';
 import { COURSES, ONE_COURSE, reportCounts, type ReportCount } from './queries';
 
 /**
@@ -35,14 +36,18 @@ function monthStart(now: Date): Date {
 	return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 
-/** The report's rows, in course order (created_at, id); `courseId` keeps only that course (none if it is not a published course of the organization). */
-export async function courseCompletion(organizationId: string, courseId?: string, now = new Date()): Promise<CourseCompletionRow[]> {
+/**
+ * The report's rows, in course order (created_at, id); `courseId` keeps only that course (none if
+ * it is not a published course of the organization); `groupId` counts only that group's members'
+ * enrollments and certificates (reports/group-completion.ts).
+ */
+export async function courseCompletion(organizationId: string, courseId?: string, now = new Date(), groupId?: string): Promise<CourseCompletionRow[]> {
 	const db = database();
 	const [courses, counts] = await Promise.all([
 		courseId === undefined
 			? db.read<{ id: string; title: string }>(COURSES, [organizationId])
 			: db.read<{ id: string; title: string }>(ONE_COURSE, [organizationId, courseId]),
-		db.read<ReportCount>(reportCounts(db), [
+		groupId !== undefined ? [] : db.read<ReportCount>(reportCounts(db), [
 			organizationId,
 			now.toISOString(),
 			new Date(now.getTime() + 30 * DAY_MS).toISOString(),
@@ -50,7 +55,7 @@ export async function courseCompletion(organizationId: string, courseId?: string
 		]),
 	]);
 	const thisMonth = now.toISOString().slice(0, 7);
-	const counter = new Map<string, number>();
+	const counter = groupId === undefined ? new Map<string, number>() : await groupCounts(organizationId, groupId, now, new Date(now.getTime() + 30 * DAY_MS));
 	const add = (key: string, n: number) => counter.set(key, (counter.get(key) ?? 0) + n);
 	for (const { list, filter, n } of counts) {
 		const expiry = list === 'certificates' ? /^course=(.+)&expires=(\d{4}-\d{2})$/.exec(filter) : null;
