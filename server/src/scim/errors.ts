@@ -103,3 +103,7 @@ export const scimNotFound: RequestHandler = (req, _res, next) =>
 export function methodNotAllowed(allow: string[]): RequestHandler {
 	return (_req, _res, next) => next(new ScimError(405, undefined, `This path accepts ${allow.join(', ')} only.`, { Allow: allow.join(', ') }));
 }
+
+export function notImplemented(what: string): RequestHandler {
+	return (_req, _res, next) => next(new ScimError(501, undefined, `${what} is not implemented: the caller is an API key, not a user. Read the user at /scim/v2/Users/{id}.`));
+}

@@ -20,3 +20,14 @@ export function checkIfMatch(req: Request, user: Pick<UserRow, 'updatedAt'>): vo
 	if (tags.includes('*') || tags.includes(opaque(versionOf(user)))) return;
 	throw scimErrors.preconditionFailed();
 }
+
+/**
+ * If-None-Match on GET (RFC 7644 §3.14, RFC 9110 §13.1.2, weak comparison): the client already
+ * holds this version (or asks with `*`), so the answer is 304 with the ETag and no body.
+ */
+export function notModified(req: Request, user: Pick<UserRow, 'updatedAt'>): boolean {
+	const header = req.get('if-none-match');
+	if (header === undefined) return false;
+	const tags = header.split(',').map(opaque);
+	return tags.includes('*') || tags.includes(opaque(versionOf(user)));
+}

@@ -5,6 +5,7 @@ import { readOne } from '../db/table';
 import { callerOf } from '../http/auth';
 import { USERS, type UserRow } from '../users/queries';
 import { scimErrors, sendScim } from './errors';
+import { notModified } from './etag';
 import { scimBase, userResource, versionOf } from './resource';
 
 /** The user with this id in the caller's organization; another organization's, or no such id, is the same 404. */
@@ -19,7 +20,13 @@ export function sendUser(res: Parameters<RequestHandler>[1], status: number, row
 	sendScim(res, status, userResource(row, scimBase(res.req)), { ETag: versionOf(row), ...headers });
 }
 
-/** GET /scim/v2/Users/{id} */
+/** GET /scim/v2/Users/{id}; 304 when If-None-Match names its current version. */
 export const getUser: RequestHandler = async (req, res) => {
-	sendUser(res, 200, await findUser(callerOf(res).organization.id, String(req.params.id)));
+	const row = await findUser(callerOf(res).organization.id, String(req.params.id));
+	if (notModified(req, row)) {
+		res.status(304).setHeader('ETag', versionOf(row));
+		res.end();
+		return;
+	}
+	sendUser(res, 200, row);
 };

@@ -8,6 +8,7 @@ import { scimErrors } from './errors';
 import { checkIfMatch } from './etag';
 import { checkPatchPath } from './filter-parse';
 import { findUser, sendUser } from './get';
+import { keptOperation } from './patch-paths';
 import { scimBase, userResource } from './resource';
 import { PATCH_OP, ScimUser, type UserResource } from './schema';
 import { booleanOf, wantedOf } from './translate';
@@ -43,13 +44,15 @@ export const patchUser: RequestHandler = async (req, res) => {
 	const organizationId = callerOf(res).organization.id;
 	const row = await findUser(organizationId, String(req.params.id));
 	checkIfMatch(req, row);
-	if (Array.isArray(operations) && operations.length === 0) {
+	// Operations on attributes the LMS does not keep are ignored; one that leaves none is an empty PATCH.
+	const kept = Array.isArray(operations) ? operations.map(keptOperation).filter((op) => op !== undefined) : operations;
+	if (Array.isArray(kept) && kept.length === 0) {
 		if (!Array.isArray(body.schemas) || !body.schemas.includes(PATCH_OP)) throw scimErrors.invalidSyntax(`The body's "schemas" must be ["${PATCH_OP}"].`);
 		sendUser(res, 200, row);
 		return;
 	}
 	// scimmy checks the message itself (schemas, each op's shape): a bad one is its 400.
-	const request = { ...body, Operations: Array.isArray(operations) ? operations.map(withBooleans) : operations };
+	const request = { ...body, Operations: Array.isArray(kept) ? kept.map(withBooleans) : kept };
 	const message = new SCIMMY.Messages.PatchOp(request as ConstructorParameters<typeof SCIMMY.Messages.PatchOp>[0]);
 	const before = userResource(row, scimBase(req));
 	let patched: UserResource | undefined;

@@ -9,7 +9,7 @@ import type { LimitStore } from '../http/rate-limit-store';
 import { createUser } from './create';
 import { deleteUser } from './delete';
 import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './discovery';
-import { methodNotAllowed, scimErrorHandler, scimNotFound } from './errors';
+import { methodNotAllowed, notImplemented, scimErrorHandler, scimNotFound } from './errors';
 import { getUser } from './get';
 import { createScimLimiter } from './limit';
 import { listUsers } from './list';
@@ -50,6 +50,8 @@ const ROUTES: Record<string, Methods> = {
 	'/Schemas': { get: [guard('any-key'), schemas] },
 	'/Schemas/:id': { get: [guard('any-key'), schema] },
 	'/Users': { get: [guard('read:users'), listUsers], post: [guard('write:users'), ...body, createUser] },
+	// RFC 7644 §3.11: /Me is the authenticated subject; an API key is no user of the organization.
+	'/Me': { get: [notImplemented('/Me')], post: [notImplemented('/Me')], put: [notImplemented('/Me')], patch: [notImplemented('/Me')], delete: [notImplemented('/Me')] },
 	'/Users/:id': {
 		get: [guard('read:users'), getUser],
 		put: [guard('write:users'), ...body, replaceUser],
