@@ -81,7 +81,7 @@ describe('500 internal_error', () => {
 		const sqlError = Object.assign(new Error('SQLITE_ERROR: no such column: secret_sauce'), {
 			sql: 'SELECT id FROM users WHERE secret_sauce = 1',
 		});
-		jest.spyOn(database(), 'rows').mockRejectedValue(sqlError);
+		jest.spyOn(database(), 'read').mockRejectedValue(sqlError);
 		const reply = await call(server, '/api/v1/users', { key: world.keys.all, headers: { 'x-request-id': 'boom-1' } });
 		expectProblem(reply, 500, 'internal_error');
 		expect(reply.text).not.toMatch(/SQLITE|secret_sauce|SELECT|stack|\.ts:/);
@@ -95,7 +95,7 @@ describe('500 internal_error', () => {
 	});
 
 	test('a thrown non-Error value is a 500 too', async () => {
-		jest.spyOn(database(), 'rows').mockImplementation(() => {
+		jest.spyOn(database(), 'read').mockImplementation(() => {
 			// eslint-disable-next-line @typescript-eslint/only-throw-error -- the point: a thrown non-Error
 			throw 'a string';
 		});
@@ -117,7 +117,7 @@ describe('health checks', () => {
 	});
 
 	test('/readyz answers 503 problem+json when the database is unreachable', async () => {
-		jest.spyOn(database(), 'rows').mockRejectedValue(new Error('SQLITE_CANTOPEN: unable to open database file'));
+		jest.spyOn(database(), 'read').mockRejectedValue(new Error('SQLITE_CANTOPEN: unable to open database file'));
 		const reply = await call(server, '/readyz');
 		expectProblem(reply, 503, 'not_ready');
 		expect(reply.body.checks).toEqual({ database: 'unreachable' });

@@ -30,11 +30,11 @@ test('close() lets an in-flight request finish, then refuses new connections', a
 	let release!: () => void;
 	const gate = new Promise<void>((resolve) => (release = resolve));
 	const db = processDatabase();
-	const realRows = db.rows.bind(db);
+	const realRead = db.read.bind(db);
 	// The courses page waits at the gate; everything else (the key lookup) goes through.
-	const spy = jest.spyOn(db, 'rows').mockImplementation(async <R extends object>(sql: string, params?: readonly unknown[]) => {
+	const spy = jest.spyOn(db, 'read').mockImplementation(async <R extends object>(sql: string, params?: readonly unknown[]) => {
 		if (sql.includes('FROM courses')) await gate;
-		return realRows<R>(sql, params);
+		return realRead<R>(sql, params);
 	});
 	const base = { baseUrl: server.url };
 	const inFlight = call(base, '/api/v1/courses', { key: world.keys.all });

@@ -654,7 +654,7 @@ describe('error responses match the document', () => {
 	});
 
 	test('500', async () => {
-		const spy = jest.spyOn(database(), 'rows').mockRejectedValue(new Error('disk I/O error'));
+		const spy = jest.spyOn(database(), 'read').mockRejectedValue(new Error('disk I/O error'));
 		try {
 			expect((await check('GET', '/api/v1/users', '/api/v1/users', { key: world.keys.all })).status).toBe(500);
 		} finally {
