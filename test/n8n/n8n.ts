@@ -18,7 +18,9 @@ export interface NodeRun {
 	items: Array<Record<string, unknown>>;
 	/** Each of those items' pairedItem, as n8n recorded it. */
 	paired: unknown[];
-	error?: { message: string; description?: string; httpCode?: string };
+	error?: { message: string; description?: string; httpCode?: string; context?: { itemIndex?: number } };
+	/** How long n8n says the node's run took (ms). */
+	executionTime?: number;
 }
 
 /** `n8n execute`'s result: each node's runs by node name. */
@@ -186,6 +188,7 @@ function runOf(run: Json): WorkflowRun {
 			items: (main[0] ?? []).map((item) => item.json),
 			paired: (main[0] ?? []).map((item) => item.pairedItem),
 			error: last.error as NodeRun['error'],
+			executionTime: typeof last.executionTime === 'number' ? last.executionTime : undefined,
 		};
 	}
 	const time = (value: unknown) => (typeof value === 'string' ? value : undefined);
