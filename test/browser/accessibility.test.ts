@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 
 import type { Browser, Page } from 'playwright-core';
 
+import { createResetLink } from '../../server/src/users/reset-links';
+import { findAccount } from '../../server/src/users/set-password';
 import { artifactPath, launchBrowser } from '../helpers/browser';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -21,6 +23,7 @@ let server: TestServer;
 let browser: Browser;
 let receiver: Receiver;
 let keyId: string;
+let resetPath: string;
 
 function account(organization: string, role: string): { email: string; password: string } {
 	const found = server.demo!.accounts.find((a) => a.organization === organization && a.role === role);
@@ -40,6 +43,8 @@ beforeAll(async () => {
 		body: JSON.stringify({ url: `${receiver.url}/a/rather/long/path/for/the/endpoint/url`, events: ['*'], description: 'n8n: welcome e-mails' }),
 	});
 	expect(created.status).toBe(201);
+	const { token } = await createResetLink(await findAccount(account('acme', 'admin').email), { kind: 'cli' }, {});
+	resetPath = `/login/reset/${token}`;
 }, 120_000);
 
 afterAll(async () => {
@@ -72,6 +77,8 @@ function overflow(page: Page): Promise<{ pageWidth: number; outside: string[] }>
 const PAGES = [
 	{ name: 'login', path: '/login', as: undefined },
 	{ name: 'settings', path: '/settings', as: ['acme', 'super_admin'] },
+	{ name: 'password', path: '/settings/password', as: ['acme', 'super_admin'] },
+	{ name: 'reset-password', path: () => resetPath, as: undefined },
 	{ name: 'api-keys', path: '/settings/api-keys', as: ['acme', 'super_admin'] },
 	{ name: 'rotate-confirm', path: () => `/settings/api-keys/${keyId}/rotate`, as: ['acme', 'super_admin'] },
 	{ name: 'revoke-confirm', path: () => `/settings/api-keys/${keyId}/revoke`, as: ['acme', 'super_admin'] },

@@ -17,10 +17,11 @@ export interface Origin {
 /**
  * One entry of the audit log the keys page shows, in the transaction of the change it records.
  * Webhook endpoints' creation and deletion are written here too (`apiKeyId`: the endpoint's key,
- * empty for an endpoint older than owner keys).
+ * empty for an endpoint older than owner keys), and every password change (`apiKeyId` empty,
+ * `userId` the account).
  */
 export async function writeAudit(
-	entry: { organizationId: string; action: AuditAction; apiKeyId: string; webhookEndpointId?: string },
+	entry: { organizationId: string; action: AuditAction; apiKeyId: string; webhookEndpointId?: string; userId?: string },
 	actor: Actor,
 	origin: Origin,
 	transaction: Transaction,
@@ -31,6 +32,7 @@ export async function writeAudit(
 			action: entry.action,
 			apiKeyId: entry.apiKeyId,
 			webhookEndpointId: entry.webhookEndpointId ?? null,
+			userId: entry.userId ?? null,
 			actor: actorId(actor),
 			actorName: actor.kind === 'cli' || actor.kind === 'system' ? actor.kind : actor.name,
 			ip: origin.ip ?? null,

@@ -96,6 +96,11 @@ export const AUDIT_ACTIONS = [
 	'webhook.rotated',
 	'webhook.disabled',
 	'webhook.enabled',
+	// Passwords (users/set-password.ts, users/reset-links.ts): whose is in `userId`.
+	'password.changed',
+	'password.set',
+	'password.link',
+	'password.reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -108,6 +113,8 @@ export class AuditEvent extends Model<InferAttributes<AuditEvent>, InferCreation
 	declare apiKeyId: string;
 	/** For `webhook.*`: the endpoint concerned. */
 	declare webhookEndpointId: CreationOptional<string | null>;
+	/** For `password.*`: the user whose password it is. */
+	declare userId: CreationOptional<string | null>;
 	/** A user id, `cli` for the operator's console, a key id (a webhook created through the API), or `system` (expiry). */
 	declare actor: string;
 	/** What a person reads in the log: the user's email, or `cli`. */
@@ -124,6 +131,7 @@ export class AuditEvent extends Model<InferAttributes<AuditEvent>, InferCreation
 				action: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [AUDIT_ACTIONS] } },
 				apiKeyId: { type: DataTypes.STRING(40), allowNull: false },
 				webhookEndpointId: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
+				userId: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
 				actor: { type: DataTypes.STRING(40), allowNull: false },
 				actorName: { type: DataTypes.STRING(254), allowNull: false },
 				ip: { type: DataTypes.STRING(64), allowNull: true },

@@ -45,3 +45,49 @@ function readStdin(silentLimitMs: number | undefined): Promise<string> {
 		stdin.on('data', onData).once('end', finish).once('error', onError);
 	});
 }
+
+/**
+ * A password typed at a terminal, not echoed: raw mode, Enter ends it, Backspace erases,
+ * Ctrl-C or Ctrl-D gives up. The prompt goes to stderr, so stdout stays the command's output.
+ */
+function promptHidden(question: string): Promise<string> {
+	return new Promise((resolve, reject) => {
+		const stdin = process.stdin;
+		let typed = '';
+		process.stderr.write(question);
+		stdin.setRawMode(true);
+		stdin.resume();
+		stdin.setEncoding('utf8');
+		const done = (err?: Error) => {
+			stdin.setRawMode(false);
+			stdin.pause();
+			stdin.off('data', onData);
+			process.stderr.write('\n');
+			if (err) reject(err);
+			else resolve(typed);
+		};
+		const onData = (chunk: string) => {
+			for (const c of chunk) {
+				if (c === '\r' || c === '\n') return done();
+				if (c === '\u0003' || c === '\u0004') return done(new Error('cancelled'));
+				if (c === '\u007f' || c === '\b') typed = typed.slice(0, -1);
+				else typed += c;
+			}
+		};
+		stdin.on('data', onData);
+	});
+}
+
+/**
+ * A new password for `users set-password`: asked twice at a terminal, else as readPassword()
+ * reads one (LMS_PASSWORD, or piped on stdin). Never from argv. `mismatch` is thrown when the
+ * two typed differ; undefined means there was nothing to read.
+ */
+export async function readNewPassword(mismatch: () => Error): Promise<string | undefined> {
+	const fromEnv = process.env.LMS_PASSWORD;
+	if (!process.stdin.isTTY || (fromEnv !== undefined && fromEnv !== '')) return readPassword();
+	const first = await promptHidden('New password: ');
+	const second = await promptHidden('Repeat it: ');
+	if (first !== second) throw mismatch();
+	return first === '' ? undefined : first;
+}

@@ -9,6 +9,7 @@ import { createUser, needsPassword, normaliseRole } from '../users/service';
 import { withDatabase } from './context';
 import { CliError, printJson, printLines, printList } from './output';
 import { readPassword } from './password-input';
+import { registerPasswordCommands } from './passwords';
 
 /** What `--json` prints for a user: the API's record, plus what only the operator sees. */
 function userJson(user: User, organization: string) {
@@ -16,7 +17,7 @@ function userJson(user: User, organization: string) {
 }
 
 export function registerUsers(program: Command): void {
-	const users = program.command('users').description('list, create, update, deactivate and reactivate users (the same rules and events as the API)');
+	const users = program.command('users').description('list, create, update, deactivate and reactivate users (the same rules and events as the API); set a password or print a reset link');
 
 	users
 		.command('list')
@@ -107,6 +108,7 @@ export function registerUsers(program: Command): void {
 		'offboard a user in one step: withdraw every active enrollment, end their sessions and sign-in, refuse new enrollments; certificates stay',
 	);
 	setStatus('reactivate', 'active', 'reactivate a deactivated user (their withdrawn enrollments stay withdrawn)');
+	registerPasswordCommands(users);
 }
 
 /**

@@ -22,6 +22,7 @@ import * as apiKeyExpiry from './migrations/0020-api-key-expiry';
 import * as webhookDeliveriesPendingByEndpoint from './migrations/0021-webhook-deliveries-pending-by-endpoint';
 import * as webhookDeliveryAttempts from './migrations/0024-webhook-delivery-attempts-and-key-grace';
 import * as groupsAndAssignments from './migrations/0023-groups-and-assignments';
+import * as passwordResetLinks from './migrations/0026-password-reset-links';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -53,6 +54,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0021-webhook-deliveries-pending-by-endpoint', webhookDeliveriesPendingByEndpoint],
 	['0024-webhook-delivery-attempts-and-key-grace', webhookDeliveryAttempts],
 	['0023-groups-and-assignments', groupsAndAssignments],
+	['0026-password-reset-links', passwordResetLinks],
 ];
 
 /** Where umzug records the migrations applied. */

@@ -38,6 +38,10 @@ const ACTION_WORDS: Record<string, string> = {
 	'webhook.deleted': 'Webhook endpoint deleted',
 	'webhook.disabled': 'Webhook endpoint disabled',
 	'webhook.enabled': 'Webhook endpoint enabled',
+	'password.changed': 'Password changed on Settings',
+	'password.set': 'Password set by the operator',
+	'password.link': 'Password reset link made',
+	'password.reset': 'Password reset with a link',
 };
 
 /**
@@ -63,7 +67,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 		const now = new Date();
 		const [keys, events] = await Promise.all([listKeys(organizationId), listAuditEvents(organizationId, AUDIT_ROWS)]);
 		const people = new Map<string, string>();
-		const userIds = [...new Set([...keys.map((k) => k.createdBy), ...events.map((e) => e.actor)])].filter((id) => id !== 'cli' && id !== 'system');
+		const userIds = [...new Set([...keys.map((k) => k.createdBy), ...events.flatMap((e) => [e.actor, e.userId ?? 'cli'])])].filter((id) => id !== 'cli' && id !== 'system');
 		if (userIds.length > 0) {
 			const users = await User.findAll({ where: { id: userIds, organizationId }, attributes: ['id', 'name'] });
 			for (const u of users) people.set(u.id, u.name);
@@ -114,7 +118,8 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 						at: e.createdAt,
 						who: machineActor(e.actor) ?? byKey ?? people.get(e.actor) ?? e.actorName,
 						whoDetail: machineActor(e.actor) || byKey ? '' : e.actorName,
-						action: ACTION_WORDS[e.action] ?? e.action,
+						// A password entry names whose password it is.
+						action: `${ACTION_WORDS[e.action] ?? e.action}${e.userId ? ` for ${personName(e.userId)}` : ''}`,
 						endpoint: e.webhookEndpointId ? { id: e.webhookEndpointId, url: endpointUrls.get(e.webhookEndpointId) ?? '' } : undefined,
 						keyLabel: key?.label ?? e.apiKeyId,
 						keyMasked: key?.masked ?? '',

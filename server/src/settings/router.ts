@@ -7,6 +7,7 @@ import { apiKeyPages } from './api-keys-pages';
 import { csrfProtection } from './csrf';
 import { webhookPages } from './webhooks-pages';
 import { compliancePages } from './compliance-pages';
+import { passwordPages } from './password-pages';
 import { errorPage, notFoundPage } from './errors';
 import { OneTimeKeyBox } from './one-time-key';
 import { sessionMiddleware } from './session';
@@ -54,7 +55,7 @@ const refuseNulBytes: RequestHandler = (req, _res, next) => {
 	next();
 };
 
-/** The settings pages (/login, /logout, /settings, /settings/api-keys). */
+/** The settings pages (/login, /login/reset, /logout, /settings and the pages under it). */
 export function createSettingsRouter(deps: AppDeps): Router {
 	const views = createViews();
 	const oneTimeKeys = new OneTimeKeyBox(deps.config.sessionSecret);
@@ -94,6 +95,7 @@ export function createSettingsRouter(deps: AppDeps): Router {
 	router.use(apiKeyPages(views, oneTimeKeys));
 	router.use(webhookPages(views, oneTimeKeys, deps.config.webhooks));
 	router.use(compliancePages(views));
+	router.use(passwordPages(views));
 
 	router.use(PAGE_PATHS, notFoundPage(views));
 	router.use(PAGE_PATHS, errorPage(views, deps.logger));

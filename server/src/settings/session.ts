@@ -12,6 +12,13 @@ export interface Notice {
 	text: string;
 }
 
+/** What a refused form's page shows after the redirect: the reason, and what was typed (never a password). */
+export interface RefusedForm {
+	path: string;
+	error: string;
+	values: Record<string, string | string[]>;
+}
+
 declare module 'express-session' {
 	interface SessionData {
 		/** Set only by a successful sign-in, on a freshly regenerated session. */
@@ -20,6 +27,8 @@ declare module 'express-session' {
 		oneTimeKey: string;
 		/** A message for the next page, e.g. "Key revoked". */
 		notice: Notice;
+		/** A refused form, for the page it came from to show again after the redirect (post/redirect/get). */
+		refused: RefusedForm;
 	}
 }
 
@@ -72,4 +81,14 @@ export function saveSession(req: Request): Promise<void> {
 export async function redirectAfterSave(req: Request, res: Response, location: string): Promise<void> {
 	await saveSession(req);
 	res.redirect(303, location);
+}
+
+/**
+ * Post/redirect/get for a refused form: the reason and what was typed go into the session, and
+ * the browser is sent back (303) to the form's page, which shows them once (views.render). Back
+ * and Reload then never offer to resend the POST.
+ */
+export async function backToForm(req: Request, res: Response, path: string, error: string, values: RefusedForm['values'] = {}): Promise<void> {
+	req.session.refused = { path, error, values };
+	await redirectAfterSave(req, res, path);
 }

@@ -29,7 +29,7 @@ export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 
 	router.get('/login', (req, res) => {
 		if (res.locals.viewer) return res.redirect(303, safeNext(req.query.next));
-		return views.render(req, res, 'login.njk', { next: safeNext(req.query.next), email: '' });
+		return views.render(req, res, 'login.njk', { next: safeNext(req.query.next), email: '', passwordReset: req.query.reset === 'done' });
 	});
 
 	router.post('/login', async (req, res) => {

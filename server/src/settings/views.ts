@@ -52,20 +52,24 @@ export function createViews() {
 	return {
 		/**
 		 * Renders a page; every page gets the CSRF token for its forms and the signed-in person.
-		 * If rendering used up something in the session (a notice), the session is saved before
+		 * If rendering used up something in the session (a notice, a refused form), the session is saved before
 		 * the page goes out, so no later request can see it again.
 		 */
 		async render(req: Request, res: Response, view: string, context: Record<string, unknown> = {}, status = 200): Promise<void> {
 			const notice = req.session?.notice;
 			if (notice) delete req.session.notice;
+			// A refused form is shown by its own page only (session.ts backToForm).
+			const refused = req.session?.refused?.path === req.originalUrl.split('?')[0] ? req.session.refused : undefined;
+			if (refused) delete req.session.refused;
 			const html = env.render(view, {
 				viewer: res.locals.viewer,
 				// Called by the templates that have a form, so a page without one creates no session.
 				csrfToken: () => (req.session && req.csrfToken ? req.csrfToken() : ''),
 				notice,
+				refused,
 				...context,
 			});
-			if (notice) await saveSession(req);
+			if (notice || refused) await saveSession(req);
 			res.status(status).type('html').send(html);
 		},
 	};

@@ -10,12 +10,11 @@ import { EMAIL_RULE, isEmailAddress } from './email';
 import { EXTERNAL_ID_RULE, isExternalId } from './external-id';
 import { ROLES, User, type Role } from './model';
 import { hashPassword } from './password';
+import { checkNewPassword } from './password-rule';
 import { serializeUser } from './serialize';
 
 /** Roles that sign in to the settings pages, so they cannot exist without a password. */
 export const SIGN_IN_ROLES: readonly Role[] = ['admin', 'super_admin'];
-export const MIN_PASSWORD_LENGTH = 8;
-
 
 export function normaliseRole(role: unknown): Role {
 	if (typeof role === 'string' && (ROLES as readonly string[]).includes(role)) return role as Role;
@@ -124,9 +123,7 @@ export async function createUser(input: {
 	if (password === '' && needsPassword(role)) {
 		throw new RuleError('password_required', `The ${role} role signs in to the settings pages and needs a password.`);
 	}
-	if (password !== '' && password.length < MIN_PASSWORD_LENGTH) {
-		throw new RuleError('weak_password', `The password must be at least ${MIN_PASSWORD_LENGTH} characters.`);
-	}
+	if (password !== '') checkNewPassword(password);
 	// Hashed before the transaction opens: scrypt is slow, and a SQLite write lock must not wait on it.
 	const passwordHash = password === '' ? null : await hashPassword(password);
 	try {
