@@ -56,8 +56,8 @@ export function registerGroups(program: Command): void {
 	groups
 		.command('create')
 		.description('create a group (emits group.created)')
-		.requiredOption('--org <slug>', 'organization slug (required)')
-		.requiredOption('--name <name>', 'unique in the organization, in any case (required)')
+		.requiredOption('--org <slug>', 'organization slug')
+		.requiredOption('--name <name>', 'unique in the organization, in any case')
 		.option('--description <text>', 'up to 1,000 characters')
 		.option('--external-id <id>', "the identity provider's id for the group (unique in the organization)")
 		.option('--json', 'print the group as JSON')
@@ -74,7 +74,7 @@ export function registerGroups(program: Command): void {
 		groups
 			.command(name)
 			.description(description)
-			.requiredOption('--org <slug>', 'organization slug (required)')
+			.requiredOption('--org <slug>', 'organization slug')
 			.argument('<group>', 'group id (grp_…) or name')
 			.argument('<user-ids...>', 'user ids (usr_…), up to 1,000')
 			.option('--json', 'print what changed as JSON')
@@ -118,9 +118,9 @@ export function registerGroups(program: Command): void {
 	assignments
 		.command('create')
 		.description("assign a published course to a group; a running server enrolls its active student members in the background")
-		.requiredOption('--org <slug>', 'organization slug (required)')
-		.requiredOption('--group <group>', 'group id (grp_…) or name (required)')
-		.requiredOption('--course <id>', 'published course id (crs_…) (required)')
+		.requiredOption('--org <slug>', 'organization slug')
+		.requiredOption('--group <group>', 'group id (grp_…) or name')
+		.requiredOption('--course <id>', 'published course id (crs_…)')
 		.option('--due-in-days <n>', 'each enrollment is due this many days after the assignment (1–3650)')
 		.addOption(new Option('--on-removal <what>', 'what a member who leaves keeps').choices(ON_REMOVAL).default('keep'))
 		.option('--json', 'print the assignment as JSON')
@@ -139,7 +139,7 @@ export function registerGroups(program: Command): void {
 	assignments
 		.command('delete')
 		.description('end an assignment: it enrolls no one more; the enrollments it made stay')
-		.requiredOption('--org <slug>', 'organization slug (required)')
+		.requiredOption('--org <slug>', 'organization slug')
 		.argument('<id>', 'assignment id (asg_…)')
 		.option('--json', 'print the outcome as JSON')
 		.action((id: string, opts: { org: string; json?: boolean }) =>

@@ -47,10 +47,10 @@ export function registerUsers(program: Command): void {
 	users
 		.command('create')
 		.description('create a user; the password comes from LMS_PASSWORD or stdin, never from the command line')
-		.requiredOption('--org <slug>', 'organization slug (required)')
-		.requiredOption('--email <email>', 'e-mail address, also the sign-in name (required)')
-		.requiredOption('--name <name>', 'display name (required)')
-		.requiredOption('--role <role>', 'student, instructor, admin or super_admin (required)')
+		.requiredOption('--org <slug>', 'organization slug')
+		.requiredOption('--email <email>', 'e-mail address, also the sign-in name')
+		.requiredOption('--name <name>', 'display name')
+		.requiredOption('--role <role>', 'student, instructor, admin or super_admin')
 		.option('--external-id <id>', 'the HR system’s or identity provider’s id for the person (unique in the organization)')
 		.option('--json', 'print the user as JSON')
 		.action((opts: { org: string; email: string; name: string; role: string; externalId?: string; json?: boolean }) =>

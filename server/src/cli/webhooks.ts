@@ -9,7 +9,7 @@ import { printLines, printList } from './output';
 
 /** The operator's view of Settings → Webhooks: list an organization's endpoints, delete one. */
 export function registerWebhooks(program: Command): void {
-	const webhooks = program.command('webhooks').description('webhook endpoints (same as Settings → Webhooks)');
+	const webhooks = program.command('webhooks').description('list and delete webhook endpoints (create them, rotate secrets and resend deliveries on Settings → Webhooks or through the API)');
 
 	webhooks
 		.command('list')
