@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+
 import { createPostgresDatabase, type TestDatabase, onPostgres } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -7,7 +9,9 @@ import { api, freePairs, prepareDeployment } from '../helpers/webhook-deployment
 /**
  * Two `lms-server` processes on one PostgreSQL database both send webhooks: the lease
  * (FOR UPDATE SKIP LOCKED) must make each attempt leave from one instance only. Three
- * receivers; the third refuses the first attempt of every event, so retries race too.
+ * receivers; the third refuses the first attempt of every event, so retries race too. Then all
+ * 360 deliveries are due again at the same instant: both instances claim them in batches of many
+ * rows (issue 40), and each is still sent once more, by one instance.
  */
 const EVENTS = 120;
 
@@ -70,5 +74,27 @@ onPostgres(test)('each event is delivered once per endpoint, whichever instance 
 		expect(new Set(perEvent.values())).toEqual(new Set([index === 2 ? 2 : 1]));
 		const objects = receiver.received.map((r) => JSON.parse(r.body).data.object.id as string);
 		expect([...new Set(objects)].sort()).toEqual(enrollmentIds);
+	}
+
+	// All due again at once, as a resend of everything would make them.
+	const before = receivers.map((r) => r.received.length);
+	const client = new Client({ connectionString: database.databaseUrl });
+	await client.connect();
+	try {
+		await client.query("UPDATE webhook_deliveries SET status = 'pending', attempts = 0, delivered_at = NULL, next_attempt_at = now()");
+		await Promise.all(receivers.map((r, i) => r.waitFor(before[i] + EVENTS, 30_000)));
+		const delivered = async () =>
+			(await client.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivered' AND attempts = 1")).rows[0].n === 3 * EVENTS;
+		await waitUntil(delivered, { timeout: 30_000, what: 'every delivery recorded delivered again after one attempt' });
+		// Claims took many rows each: rows claimed together share their claim's time.
+		const claims = await client.query('SELECT count(*)::int AS n FROM webhook_deliveries GROUP BY last_attempt_at ORDER BY n DESC LIMIT 1');
+		expect(claims.rows[0].n).toBeGreaterThan(1);
+	} finally {
+		await client.end();
+	}
+	for (const [index, receiver] of receivers.entries()) {
+		const again = receiver.received.slice(before[index]).map((r) => String(r.headers['lms-event-id']));
+		expect(again).toHaveLength(EVENTS);
+		expect(new Set(again).size).toBe(EVENTS);
 	}
 });

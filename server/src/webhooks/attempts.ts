@@ -16,7 +16,7 @@ export interface AttemptRecord {
 	responseSize: number | null;
 }
 
-/** Adds a send to its delivery's attempts, inside the transaction that records its outcome. */
-export async function recordAttempt(attempt: AttemptRecord, transaction: Transaction): Promise<void> {
-	await WebhookDeliveryAttempt.create(attempt, { transaction });
+/** Adds sends to their deliveries' attempts, in one INSERT, inside the transaction that records their outcomes. */
+export async function recordAttempts(attempts: readonly AttemptRecord[], transaction: Transaction): Promise<void> {
+	if (attempts.length > 0) await WebhookDeliveryAttempt.bulkCreate([...attempts], { transaction, returning: false });
 }

@@ -13,12 +13,12 @@ import type { DeliveryTarget } from './url-policy';
  * origin's Agent is retired: its idle sockets are closed at once, the sends still on its other
  * sockets finish, and nothing new is sent through it.
  *
- * Bounds: at most MAX_SOCKETS per origin (the worker's pool: a send never waits in an Agent's
+ * Bounds: at most MAX_SOCKETS per origin (the worker's POOL: a send never waits in an Agent's
  * queue, so one organization's hanging receivers never hold up another's on a shared host), at
  * most MAX_IDLE of them kept idle, each for IDLE_MS (under Node's default keepAliveTimeout of 5 s,
  * so we close an idle socket before a Node receiver does), and at most MAX_DESTINATIONS origins.
  */
-const MAX_SOCKETS = 64;
+const MAX_SOCKETS = 128;
 const MAX_IDLE = 16;
 const IDLE_MS = 4_000;
 const MAX_DESTINATIONS = 500;

@@ -65,22 +65,70 @@ export function candidates(db: Database, caps: { endpoint: number; organization:
 }
 
 /**
- * Claiming stamps a lease (an expiry and a token of this claim) on the chosen due rows and
- * counts the attempt, so an attempt cut short by a crash still counts. PostgreSQL: one UPDATE;
- * the due conditions are repeated on the updated rows, so a row another instance leased between
- * our read and our lock is left to it (READ COMMITTED rechecks them on the row as that claim
- * left it). SQLite has one writer: the choice and the UPDATE run in one IMMEDIATE transaction,
- * nobody can write between them.
+ * Claiming stamps a lease (an expiry $5 and a token of this claim $6) on the chosen due rows and
+ * counts the attempt, so an attempt cut short by a crash still counts; one statement that returns
+ * the claimed rows. PostgreSQL: the due conditions are repeated on the updated rows, so a row
+ * another instance leased between our read and our lock is left to it (READ COMMITTED rechecks
+ * them on the row as that claim left it). SQLite has one writer: the choice and the UPDATE run in
+ * one IMMEDIATE transaction, nobody can write between them. (Sequelize runs a statement that
+ * starts with INSERT as a write whose rows it drops; an UPDATE asked for rows is read.)
  */
-export const claimPostgres = (db: Database, caps: { endpoint: number; organization: number }) => `UPDATE webhook_deliveries SET lease_until = $5, lease_token = $6, attempts = attempts + 1, last_attempt_at = $1, updated_at = $1
+export const claim = (db: Database, caps: { endpoint: number; organization: number }) => `UPDATE webhook_deliveries
+	SET lease_until = ${db.storedTime('$5')}, lease_token = $6, attempts = attempts + 1, last_attempt_at = ${db.storedTime('$1')}, updated_at = ${db.storedTime('$1')}
 	WHERE id IN (${candidates(db, caps)}) AND ${dueRows(db)}
-	RETURNING id, organization_id, endpoint_id, event_id, event_type, attempts`;
+	RETURNING id, organization_id, endpoint_id, event_id, event_type, attempts, ${db.isoText('created_at')} AS created_at`;
+
+/** The elements of a JSON array of strings bound as `$n`, as a subquery's rows. */
+const jsonList = (db: Database, placeholder: string) =>
+	db.dialect === 'postgres' ? `SELECT json_array_elements_text(${placeholder}::json)` : `SELECT value FROM json_each(${placeholder})`;
+
+/** The fields of one outcome in $1 (a JSON array of objects), as SQL expressions of `o.value`. */
+function outcomeFields(db: Database) {
+	const postgres = db.dialect === 'postgres';
+	const field = (name: string) => (postgres ? `o.value ->> '${name}'` : `o.value ->> '$.${name}'`);
+	const time = (name: string) => (postgres ? `(${field(name)})::timestamptz` : db.storedTime(field(name)));
+	return {
+		field,
+		time,
+		from: postgres ? 'json_array_elements($1::json) AS o (value)' : 'json_each($1) AS o',
+		noted: `last_status_code = ${postgres ? `(${field('last_status_code')})::int` : field('last_status_code')}, last_error = ${field('last_error')},
+			last_request = ${field('last_request')}, last_response_body = ${field('last_response_body')},
+			lease_until = NULL, lease_token = NULL, updated_at = ${db.storedTime('$2')}`,
+		held: `webhook_deliveries.id = ${field('id')} AND webhook_deliveries.lease_token = ${field('token')}`,
+	};
+}
+
+/**
+ * The outcomes of sends, many at once ($1: a JSON array of objects with id, token, status,
+ * next_attempt_at, delivered_at, last_status_code, last_error, last_request, last_response_body;
+ * $2: now), recorded on the rows their claim still holds and that are still pending; returns the
+ * ids recorded. A row a receipt (webhooks/receipts) marked delivered meanwhile is left to
+ * noteOutcomes.
+ */
+export function recordOutcomes(db: Database): string {
+	const o = outcomeFields(db);
+	return `UPDATE webhook_deliveries SET status = ${o.field('status')},
+		next_attempt_at = COALESCE(${o.time('next_attempt_at')}, next_attempt_at), delivered_at = COALESCE(${o.time('delivered_at')}, delivered_at), ${o.noted}
+		FROM ${o.from}
+		WHERE ${o.held} AND webhook_deliveries.status = 'pending'
+		RETURNING webhook_deliveries.id`;
+}
+
+/**
+ * The outcomes (same $1, $2) of attempts whose row a receipt marked delivered while they were
+ * out: noted and the lease released, the receipt's status kept (a failure neither fails nor
+ * retries a received event). Run after recordOutcomes, whose rows hold no lease token any more.
+ */
+export function noteOutcomes(db: Database): string {
+	const o = outcomeFields(db);
+	return `UPDATE webhook_deliveries SET ${o.noted} FROM ${o.from} WHERE ${o.held}`;
+}
 
 /** Whether anything is due at $1: the worker's cheap read before it takes a write lock. */
 export const due = (db: Database) => `SELECT 1 AS due FROM webhook_deliveries WHERE ${dueRows(db)} LIMIT 1`;
 
-/** One event by id ($1), as the feed would show it but without the feed's hold-back (the worker's delivery committed with it). */
-export const EVENT_BY_ID = (db: Database) => `SELECT ${EVENT_COLUMNS(db)} FROM events WHERE id = $1`;
+/** Events by id ($1: a JSON array of ids), as the feed would show them but without the feed's hold-back (the worker's deliveries committed with them). */
+export const EVENTS_BY_ID = (db: Database) => `SELECT ${EVENT_COLUMNS(db)} FROM events WHERE id IN (${jsonList(db, '$1')})`;
 
 /** The organization's ($1) enabled endpoints with their owner key's scopes and status (webhooks/enqueue.ts). */
 export const SUBSCRIBERS = `SELECT e.id AS id, e.events AS events, e.api_key_id AS api_key_id, k.scopes AS scopes, k.status AS key_status

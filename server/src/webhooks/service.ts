@@ -186,13 +186,25 @@ export async function recentDeliveries(organizationId: string, limit = 50): Prom
 	});
 }
 
+export interface OwnerScopes {
+	active: boolean;
+	scopes: Scope[];
+}
+
 /**
- * The scopes of an endpoint's key now; null for an endpoint without one (older than owner keys,
- * or added on the settings page). A key past its expiry date is no longer active: it reaches
- * nothing through its endpoints, as it reaches nothing through the API.
+ * The scopes of endpoints' keys now, by key id (one read for the worker's whole claim). A key
+ * past its expiry date is no longer active: it reaches nothing through its endpoints, as it
+ * reaches nothing through the API. An endpoint without a key (older than owner keys, or added on
+ * the settings page) has no entry: it is sent what it subscribes to.
  */
-export async function ownerScopes(apiKeyId: string | null, transaction?: Transaction): Promise<{ active: boolean; scopes: Scope[] } | null> {
-	if (apiKeyId === null) return null;
-	const key = await ApiKey.findByPk(apiKeyId, { attributes: ['id', 'status', 'scopes', 'expiresAt'], transaction });
-	return { active: key?.status === 'active' && !key.isExpired(), scopes: key?.scopeList ?? [] };
+export async function ownerScopes(apiKeyIds: readonly string[]): Promise<Map<string, OwnerScopes>> {
+	const ids = [...new Set(apiKeyIds)];
+	const keys = ids.length === 0 ? [] : await ApiKey.findAll({ where: { id: ids }, attributes: ['id', 'status', 'scopes', 'expiresAt'] });
+	const found = new Map(keys.map((k) => [k.id, k]));
+	return new Map(
+		ids.map((id) => {
+			const key = found.get(id);
+			return [id, { active: key?.status === 'active' && !key.isExpired(), scopes: key?.scopeList ?? [] }];
+		}),
+	);
 }

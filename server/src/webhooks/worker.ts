@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
-import { literal, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 
 import type { WebhookConfig } from '../config';
 import type { Database } from '../db';
@@ -9,11 +9,11 @@ import { writeTransaction } from '../db/write-transaction';
 import { eventJson, type EventRow } from '../events/feed';
 import { webhookDeliveries } from '../metrics/registry';
 import { deliverable } from './event-types';
-import { WebhookDelivery, WebhookEndpoint } from './model';
+import { WebhookEndpoint } from './model';
 import { dropConnections } from './connections';
-import { candidates, claimPostgres, due, EVENT_BY_ID } from './queries';
-import { ownerScopes } from './service';
-import { recordAttempt, type AttemptRecord } from './attempts';
+import { claim, due, EVENTS_BY_ID, noteOutcomes, recordOutcomes } from './queries';
+import { ownerScopes, type OwnerScopes } from './service';
+import { recordAttempts, type AttemptRecord } from './attempts';
 import { keptBody, type SentRequest } from './exchange';
 import { DISABLE_AFTER_MS, nextAttemptAfter } from './schedule';
 import { send, type SendResult } from './send';
@@ -30,11 +30,12 @@ import { onWake } from './wake';
  * (until it answers in time again); each claim takes the organizations round-robin (every
  * organization's oldest due row before anyone's second) and, within one, its endpoints likewise.
  * So receivers that hang hold a few slots of their own organization, and another organization's
- * event is sent as soon as it is due. The caps are per instance.
+ * event is sent as soon as it is due. The caps are per instance: with receivers answering in
+ * 50 ms, an organization with three endpoints can be sent 960 deliveries a second per instance.
  */
-const POOL = 64;
-const PER_ORGANIZATION = 16;
-const PER_ENDPOINT = 8;
+const POOL = 128;
+const PER_ORGANIZATION = 48;
+const PER_ENDPOINT = 16;
 const SLOW_ENDPOINT = 2;
 const CAPS = { endpoint: PER_ENDPOINT, organization: PER_ORGANIZATION };
 
@@ -45,7 +46,39 @@ interface Claimed {
 	event_id: string;
 	event_type: string;
 	attempts: number;
+	/** When the delivery was queued (ISO 8601): a test event's created_at. */
+	created_at: string;
 }
+
+/** What a claim's sends need, read once per claim rather than once per delivery. */
+interface ClaimContext {
+	endpoints: Map<string, WebhookEndpoint>;
+	owners: Map<string, OwnerScopes>;
+	events: Map<string, EventRow>;
+	/** Each endpoint's signing secrets, opened from their seals at its first send of the claim. */
+	secrets: Map<string, string[] | SendResult>;
+}
+
+/** What one attempt ends with, recorded together with the other outcomes of its moment (flush). */
+interface Outcome {
+	row: Claimed;
+	token: string;
+	status: 'pending' | 'delivered' | 'failed';
+	nextAttemptAt: Date | null;
+	deliveredAt: Date | null;
+	lastStatusCode: number | null;
+	lastError: string | null;
+	/** What this attempt sent and got back, for the delivery log; null when nothing was sent. */
+	lastRequest: string | null;
+	lastResponseBody: string | null;
+	/** A send that reached the receiver with a 2xx, or failed: the endpoint's run of failures follows it. */
+	endpoint?: { model: WebhookEndpoint; succeeded: boolean };
+	/** The send, for the delivery's attempts; none when the attempt ended before sending. */
+	tried?: AttemptRecord;
+}
+
+/** The fields of an outcome whose attempt sent nothing. */
+const NOTHING_SENT = { nextAttemptAt: null, deliveredAt: null, lastStatusCode: null, lastRequest: null, lastResponseBody: null } as const;
 
 /** Counts of sends in flight by key. */
 class InFlight {
@@ -79,6 +112,9 @@ export class DeliveryWorker {
 	private readonly slow = new Set<string>();
 	/** Asks the job runner for another pass (jobs/run.ts): a send ended and freed its slot. */
 	private slotFreed: () => void = () => undefined;
+	/** Outcomes not yet recorded, and the write recording the ones before them. */
+	private outcomes: Outcome[] = [];
+	private flushing: Promise<void> | undefined;
 
 	constructor(
 		private readonly db: Database,
@@ -98,9 +134,10 @@ export class DeliveryWorker {
 		};
 	}
 
-	/** Waits for the attempts in flight (each is bounded by the timeout). */
+	/** Waits for the attempts in flight (each is bounded by the timeout) and for their outcomes to be recorded. */
 	async settle(): Promise<void> {
 		await Promise.all(this.sending);
+		await this.flushing;
 	}
 
 	/** What each busy endpoint and organization may still take, as the claim's JSON maps. */
@@ -114,11 +151,17 @@ export class DeliveryWorker {
 		return { endpoints: JSON.stringify(endpoints), organizations: JSON.stringify(organizations) };
 	}
 
-	/** Sends one claimed delivery in the background; its slot frees, and the worker looks again, when it ends. */
-	private launch(row: Claimed, token: string, leaseUntil: Date): void {
+	/**
+	 * Sends one claimed delivery in the background; its slot frees, and the worker looks again,
+	 * when the send ends. Its outcome is recorded with others (the row stays leased meanwhile).
+	 */
+	private launch(row: Claimed, context: ClaimContext, token: string, leaseUntil: Date): void {
 		this.byOrganization.add(row.organization_id, 1);
 		this.byEndpoint.add(row.endpoint_id, 1);
-		const sending: Promise<void> = this.attempt(row, token, leaseUntil)
+		const sending: Promise<void> = this.attempt(row, context, token, leaseUntil)
+			.then((outcome) => {
+				if (outcome) this.record(outcome);
+			})
 			.catch((err: unknown) => this.logger.error({ err, delivery: row.id }, 'webhook delivery attempt failed'))
 			.finally(() => {
 				this.sending.delete(sending);
@@ -143,73 +186,59 @@ export class DeliveryWorker {
 			const [found] = await db.read(due(db), [at]);
 			if (!found) return;
 			const { endpoints, organizations } = this.allowances();
-			const choose = [at, free, endpoints, organizations];
-			const claimed = await this.write(async (transaction) => {
-				if (db.dialect === 'postgres') return db.rows<Claimed>(claimPostgres(db, CAPS), [...choose, leaseUntil.toISOString(), token], transaction);
-				// Sequelize reads no rows back from an UPDATE on SQLite: select, update, read.
-				const ids = (await db.rows<{ id: string }>(candidates(db, CAPS), choose, transaction)).map((r) => r.id);
-				if (ids.length === 0) return [];
-				await WebhookDelivery.update(
-					{ leaseUntil, leaseToken: token, attempts: literal('attempts + 1'), lastAttemptAt: now },
-					{ where: { id: ids }, transaction },
-				);
-				const rows = await WebhookDelivery.findAll({ where: { id: ids }, transaction });
-				return rows.map((r) => ({
-					id: r.id,
-					organization_id: r.organizationId,
-					endpoint_id: r.endpointId,
-					event_id: r.eventId,
-					event_type: r.eventType,
-					attempts: r.attempts,
-				}));
-			});
+			const claimed = await this.write((transaction) =>
+				db.rows<Claimed>(claim(db, CAPS), [at, free, endpoints, organizations, leaseUntil.toISOString(), token], transaction),
+			);
 			// Due rows all held back by their caps: a send that ends, or the next poll, looks again.
 			if (claimed.length === 0) return;
-			for (const row of claimed) this.launch(row, token, leaseUntil);
+			const context = await this.contextOf(claimed);
+			for (const row of claimed) this.launch(row, context, token, leaseUntil);
 		}
 	}
 
-	private async attempt(row: Claimed, token: string, leaseUntil: Date): Promise<void> {
-		const endpoint = await WebhookEndpoint.findByPk(row.endpoint_id);
+	/** The claim's endpoints, their keys' scopes and its events: three reads for the whole claim. */
+	private async contextOf(claimed: readonly Claimed[]): Promise<ClaimContext> {
+		const endpoints = await WebhookEndpoint.findAll({ where: { id: [...new Set(claimed.map((r) => r.endpoint_id))] } });
+		const owners = await ownerScopes(endpoints.flatMap((e) => (e.apiKeyId === null ? [] : [e.apiKeyId])));
+		const eventIds = [...new Set(claimed.filter((r) => r.event_type !== TEST_EVENT_TYPE).map((r) => r.event_id))];
+		const events = eventIds.length === 0 ? [] : await this.db.read<EventRow>(EVENTS_BY_ID(this.db), [JSON.stringify(eventIds)]);
+		return { endpoints: new Map(endpoints.map((e) => [e.id, e])), owners, events: new Map(events.map((e) => [e.id, e])), secrets: new Map() };
+	}
+
+	/** Sends one claimed delivery; returns its outcome, or undefined when there is nothing to record. */
+	private async attempt(row: Claimed, context: ClaimContext, token: string, leaseUntil: Date): Promise<Outcome | undefined> {
+		const endpoint = context.endpoints.get(row.endpoint_id);
 		// Removed since the claim (with its organization): nothing is sent.
-		if (!endpoint) return;
-		if (endpoint.status !== 'enabled') {
-			await this.finish(row, token, { status: 'failed', lastError: `endpoint ${endpoint.status}` });
-			return;
-		}
+		if (!endpoint) return undefined;
+		const failed = (lastError: string): Outcome => ({ ...NOTHING_SENT, row, token, status: 'failed', lastError });
+		if (endpoint.status !== 'enabled') return failed(`endpoint ${endpoint.status}`);
 		// The key's scopes as they are now decide (SPEC §19): a key whose scopes shrank since the
 		// event was written is not sent what it can no longer read. A test event (POST …/test) is
 		// sent whatever the endpoint subscribes to, while its key is active.
 		const test = row.event_type === TEST_EVENT_TYPE;
-		const owner = await ownerScopes(endpoint.apiKeyId);
+		const owner = endpoint.apiKeyId === null ? undefined : context.owners.get(endpoint.apiKeyId);
 		if (owner && (!owner.active || (!test && !deliverable(endpoint.eventList, owner.scopes, row.event_type)))) {
-			const lastError = owner.active ? `the endpoint's API key cannot read ${row.event_type}` : "the endpoint's API key is no longer active";
-			await this.finish(row, token, { status: 'failed', lastError });
-			return;
+			return failed(owner.active ? `the endpoint's API key cannot read ${row.event_type}` : "the endpoint's API key is no longer active");
 		}
-		const body = test ? await this.testBody(row) : await this.eventBody(row);
-		if (body === undefined) {
-			await this.finish(row, token, { status: 'failed', lastError: 'event no longer kept' });
-			return;
-		}
+		const body = this.bodyOf(row, context);
+		if (body === undefined) return failed('event no longer kept');
 		let result: SendResult;
-		// What this attempt sent and got back, for the delivery log; none when nothing was sent.
 		let exchange: { lastRequest: string | null; lastResponseBody: string | null } = { lastRequest: null, lastResponseBody: null };
 		let requestHeaders: string | null = null;
 		const startedAt = new Date();
 		try {
 			const target = await checkWebhookUrl(endpoint.url, this.config);
 			// Too close to the lease's end to finish within it: leave the attempt to the next claim.
-			if (Date.now() + this.config.timeoutMs + 1_000 > leaseUntil.getTime()) return;
-			const signed = this.signed(endpoint, body);
+			if (Date.now() + this.config.timeoutMs + 1_000 > leaseUntil.getTime()) return undefined;
+			const signed = this.signed(endpoint, context, body);
 			if (!('headers' in signed)) {
 				result = signed;
 			} else {
 				result = await send(target, signed.headers, body.json, this.config.timeoutMs);
 				// Of a destination that is not public only the status and size of the answer are kept (SPEC §22).
 				if (!target.public) result = { ...result, responseBody: undefined };
-				const request: SentRequest = { headers: signed.headers, body: keptBody(body.json) };
 				requestHeaders = JSON.stringify(signed.headers);
+				const request: SentRequest = { headers: signed.headers, body: keptBody(body.json) };
 				exchange = { lastRequest: JSON.stringify(request), lastResponseBody: result.responseBody ?? null };
 			}
 		} catch (err) {
@@ -220,13 +249,14 @@ export class DeliveryWorker {
 		}
 		const now = new Date();
 		const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+		const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`).slice(0, 300);
 		const tried: AttemptRecord = {
 			deliveryId: row.id,
 			attempt: row.attempts,
 			startedAt,
 			durationMs: now.getTime() - startedAt.getTime(),
 			statusCode: result.status ?? null,
-			error: ok ? null : (result.error ?? `HTTP ${result.status}`).slice(0, 300),
+			error: lastError,
 			requestHeaders,
 			responseBody: result.responseBody ?? null,
 			responseSize: result.responseSize ?? null,
@@ -235,55 +265,67 @@ export class DeliveryWorker {
 		if (result.timedOut) this.slow.add(endpoint.id);
 		else if (result.status !== undefined) this.slow.delete(endpoint.id);
 		if (ok) {
-			await this.finish(row, token, { status: 'delivered', deliveredAt: now, lastStatusCode: result.status, lastError: null, ...exchange }, tried);
-			if (endpoint.failingSince) {
-				await this.write((transaction) => WebhookEndpoint.update({ failingSince: null }, { where: { id: endpoint.id }, transaction }));
-			}
-			return;
+			return {
+				...exchange,
+				row,
+				token,
+				status: 'delivered',
+				nextAttemptAt: null,
+				deliveredAt: now,
+				lastStatusCode: result.status!,
+				lastError: null,
+				endpoint: { model: endpoint, succeeded: true },
+				tried,
+			};
 		}
 		const next = nextAttemptAfter(row.attempts, this.config.retryBaseMs, now);
-		const lastError = tried.error;
-		await this.finish(row, token, {
-			...(next ? { nextAttemptAt: next } : { status: 'failed' }),
-			lastStatusCode: result.status ?? null,
-			lastError,
-			...exchange,
-		}, tried);
-		await this.noteFailure(endpoint, now);
 		this.logger.warn(
 			{ delivery: row.id, endpoint: endpoint.id, event: row.event_id, attempt: row.attempts, status: result.status, error: result.error },
 			next ? 'webhook delivery failed; will retry' : 'webhook delivery failed for good',
 		);
+		return {
+			...exchange,
+			row,
+			token,
+			status: next ? 'pending' : 'failed',
+			nextAttemptAt: next ?? null,
+			deliveredAt: null,
+			lastStatusCode: result.status ?? null,
+			lastError,
+			endpoint: { model: endpoint, succeeded: false },
+			tried,
+		};
 	}
 
 	/**
-	 * The event's JSON: the same bytes the feed serves. The event committed with this delivery, so
-	 * it is read directly, not through the feed's hold-back (which may still hide it behind
-	 * someone else's open transaction). Undefined once retention removed it.
+	 * The event's JSON: the same bytes the feed serves (read directly, not through the feed's
+	 * hold-back, which may still hide it behind someone else's open transaction); undefined once
+	 * retention removed it. A test event is in no feed: its body is made from the delivery.
 	 */
-	private async eventBody(row: Claimed): Promise<{ id: string; type: string; json: string } | undefined> {
-		const [event] = await this.db.read<EventRow>(EVENT_BY_ID(this.db), [row.event_id]);
+	private bodyOf(row: Claimed, context: ClaimContext): { id: string; type: string; json: string } | undefined {
+		if (row.event_type === TEST_EVENT_TYPE) {
+			return { id: row.event_id, type: TEST_EVENT_TYPE, json: testEventJson(row.event_id, row.endpoint_id, new Date(row.created_at)) };
+		}
+		const event = context.events.get(row.event_id);
 		return event && { id: event.id, type: event.type, json: eventJson(event) };
-	}
-
-	/** A test event is in no feed: its body is made from the delivery (webhooks/test-event.ts). */
-	private async testBody(row: Claimed): Promise<{ id: string; type: string; json: string } | undefined> {
-		const delivery = await WebhookDelivery.findByPk(row.id, { attributes: ['id', 'createdAt'] });
-		return delivery ? { id: row.event_id, type: TEST_EVENT_TYPE, json: testEventJson(row.event_id, row.endpoint_id, delivery.createdAt) } : undefined;
 	}
 
 	/**
 	 * The headers of the event's POST, signed with the endpoint's secret (and for 24 h after a
-	 * rotation its previous one too: two v1=), opened from their seals for this send only.
+	 * rotation its previous one too: two v1=), opened from their seals once per claim.
 	 */
-	private signed(endpoint: WebhookEndpoint, body: { id: string; type: string; json: string }): { headers: Record<string, string> } | SendResult {
-		let secrets: string[];
-		try {
-			secrets = signingSecrets(this.config, endpoint);
-		} catch {
-			// Sealed under a SEALING_SECRET this server was not given: retried like any failure.
-			return { error: 'the signing secret cannot be opened: SEALING_SECRET changed (see docs/webhooks.md)' };
+	private signed(endpoint: WebhookEndpoint, context: ClaimContext, body: { id: string; type: string; json: string }): { headers: Record<string, string> } | SendResult {
+		let secrets = context.secrets.get(endpoint.id);
+		if (secrets === undefined) {
+			try {
+				secrets = signingSecrets(this.config, endpoint);
+			} catch {
+				// Sealed under a SEALING_SECRET this server was not given: retried like any failure.
+				secrets = { error: 'the signing secret cannot be opened: SEALING_SECRET changed (see docs/webhooks.md)' };
+			}
+			context.secrets.set(endpoint.id, secrets);
 		}
+		if (!Array.isArray(secrets)) return secrets;
 		return {
 			headers: {
 				'Content-Type': 'application/json',
@@ -301,46 +343,85 @@ export class DeliveryWorker {
 	}
 
 	/**
-	 * Records the outcome, if this claim still holds the lease. A receipt (webhooks/receipts) may
-	 * have marked the delivery delivered while this attempt was out, its 2xx lost or not yet come:
-	 * then the receipt stands (the attempt's status code and error are noted, its failure is not:
-	 * a last attempt that fails must not turn a received event into a failed one, nor schedule a retry).
-	 * A send (`tried`) is written to the delivery's attempts in the same transaction.
+	 * Queues an outcome for the next write: the outcomes that come while one write records others
+	 * are recorded together by the next, so under load a write records many.
 	 */
-	private async finish(row: Claimed, token: string, changes: Partial<WebhookDelivery['_attributes']>, tried?: AttemptRecord): Promise<void> {
-		const released = { leaseUntil: null, leaseToken: null };
-		const recorded = await this.write(async (transaction) => {
-			// The send happened whoever holds the lease now: it is in the delivery's attempts either way.
-			if (tried) await recordAttempt(tried, transaction);
-			const [updated] = await WebhookDelivery.update(
-				{ ...changes, ...released },
-				{ where: { id: row.id, leaseToken: token, status: 'pending' }, transaction },
-			);
-			if (updated === 1) return true;
-			const noted = {
-				lastStatusCode: changes.lastStatusCode ?? null,
-				lastError: changes.lastError ?? null,
-				lastRequest: changes.lastRequest ?? null,
-				lastResponseBody: changes.lastResponseBody ?? null,
-			};
-			await WebhookDelivery.update({ ...noted, ...released }, { where: { id: row.id, leaseToken: token }, transaction });
-			return false;
-		});
-		// Counted once it is recorded, so a scrape never sees the outcome before the row says it.
-		if (recorded) webhookDeliveries.inc({ outcome: changes.status === 'delivered' ? 'delivered' : changes.status === 'failed' ? 'failed' : 'retrying' });
+	private record(outcome: Outcome): void {
+		this.outcomes.push(outcome);
+		if (this.flushing) return;
+		this.flushing = this.flush()
+			.catch((err: unknown) => this.logger.error({ err }, 'recording webhook delivery outcomes failed'))
+			.finally(() => (this.flushing = undefined));
 	}
 
-	/** Starts (or continues) the endpoint's run of failures; after three days of it, disables it. */
-	private async noteFailure(endpoint: WebhookEndpoint, now: Date): Promise<void> {
-		if (!endpoint.failingSince) {
-			await this.write((transaction) =>
-				WebhookEndpoint.update({ failingSince: now }, { where: { id: endpoint.id, failingSince: null }, transaction }),
+	/**
+	 * Records the queued outcomes, each write one transaction with one UPDATE for all its outcomes,
+	 * on the rows whose lease their claim still holds. A receipt (webhooks/receipts) may have
+	 * marked a delivery delivered while its attempt was out, its 2xx lost or not yet come: then the
+	 * receipt stands (the attempt's status code and error are noted, its failure is not: a last
+	 * attempt that fails must not turn a received event into a failed one, nor schedule a retry).
+	 * The sends are added to their deliveries' attempts in the same transaction, in one INSERT.
+	 * An outcome lost with the process leaves its row leased: the attempt is taken again.
+	 */
+	private async flush(): Promise<void> {
+		const { db } = this;
+		while (this.outcomes.length > 0) {
+			const batch = this.outcomes;
+			this.outcomes = [];
+			const now = new Date().toISOString();
+			const list = JSON.stringify(
+				batch.map((o) => ({
+					id: o.row.id,
+					token: o.token,
+					status: o.status,
+					next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
+					delivered_at: o.deliveredAt?.toISOString() ?? null,
+					last_status_code: o.lastStatusCode,
+					last_error: o.lastError,
+					last_request: o.lastRequest,
+					last_response_body: o.lastResponseBody,
+				})),
 			);
-			return;
+			const recorded = await this.write(async (transaction) => {
+				// The sends happened whoever holds the leases now: they are in their deliveries' attempts either way.
+				await recordAttempts(batch.flatMap((o) => (o.tried ? [o.tried] : [])), transaction);
+				const ids = new Set((await db.rows<{ id: string }>(recordOutcomes(db), [list, now], transaction)).map((r) => r.id));
+				if (ids.size < batch.length) await db.run(noteOutcomes(db), [list, now], transaction);
+				return ids;
+			});
+			await this.followEndpoints(batch);
+			// Counted once recorded, so a scrape never sees an outcome before the row says it.
+			for (const o of batch) if (recorded.has(o.row.id)) webhookDeliveries.inc({ outcome: o.status === 'pending' ? 'retrying' : o.status });
 		}
-		if (now.getTime() - endpoint.failingSince.getTime() >= DISABLE_AFTER_MS) {
-			await this.write((transaction) => WebhookEndpoint.update({ status: 'disabled', disabledReason: 'three days of failed deliveries' }, { where: { id: endpoint.id, status: 'enabled' }, transaction }));
-			this.logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled after three days of failures');
-		}
+	}
+
+	/**
+	 * Each endpoint's run of failures, after its last send among the outcomes: a success ends it;
+	 * a failure starts it, or after three days of it disables the endpoint. In a transaction of its
+	 * own, as deleting an endpoint locks it before its deliveries: taken after the deliveries' rows,
+	 * its lock could deadlock with a deletion.
+	 */
+	private async followEndpoints(batch: readonly Outcome[]): Promise<void> {
+		const last = new Map<string, { model: WebhookEndpoint; succeeded: boolean }>();
+		for (const o of batch) if (o.endpoint) last.set(o.endpoint.model.id, o.endpoint);
+		const now = new Date();
+		const failingFor = (endpoint: WebhookEndpoint) => (endpoint.failingSince ? now.getTime() - endpoint.failingSince.getTime() : undefined);
+		const changing = [...last.values()].filter(({ model, succeeded }) => {
+			const failing = failingFor(model);
+			return succeeded ? failing !== undefined : failing === undefined || failing >= DISABLE_AFTER_MS;
+		});
+		if (changing.length === 0) return;
+		await this.write(async (transaction) => {
+			for (const { model: endpoint, succeeded } of changing) {
+				if (succeeded) {
+					await WebhookEndpoint.update({ failingSince: null }, { where: { id: endpoint.id }, transaction });
+				} else if (failingFor(endpoint) === undefined) {
+					await WebhookEndpoint.update({ failingSince: now }, { where: { id: endpoint.id, failingSince: null }, transaction });
+				} else {
+					await WebhookEndpoint.update({ status: 'disabled', disabledReason: 'three days of failed deliveries' }, { where: { id: endpoint.id, status: 'enabled' }, transaction });
+					this.logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled after three days of failures');
+				}
+			}
+		});
 	}
 }
