@@ -22,9 +22,9 @@ export type EventParams = [organizationId: string, type: string, data: string, c
 /**
  * PostgreSQL: the ids are made once in a MATERIALIZED CTE (nextval is volatile), in the list's
  * order, inserted from it and read back from it by place, so each id is known to belong to its
- * row whatever order RETURNING would give.
+ * row whatever order RETURNING would give. `extra` (insertEvents) is read on the first row.
  */
-const INSERT_POSTGRES = `WITH new AS MATERIALIZED (
+const INSERT_POSTGRES = (extra: string) => `WITH new AS MATERIALIZED (
 		SELECT e.place, 'evt_' || lpad(to_hex(pg_current_xact_id()::text::bigint), 16, '0') || lpad(to_hex(nextval('events_seq')), 12, '0') AS id,
 			e.value ->> 0 AS organization_id, e.value ->> 1 AS type, e.value ->> 2 AS data, (e.value ->> 3)::timestamptz AS created_at, e.value ->> 4 AS previous_attributes
 		FROM json_array_elements($1::json) WITH ORDINALITY AS e (value, place)
@@ -33,28 +33,42 @@ const INSERT_POSTGRES = `WITH new AS MATERIALIZED (
 		INSERT INTO events (id, organization_id, type, data, created_at, previous_attributes)
 		SELECT id, organization_id, type, data, created_at, previous_attributes FROM new
 	)
-	SELECT id FROM new ORDER BY place`;
+	SELECT id, CASE WHEN place = 1 THEN ${extra} END AS extra FROM new ORDER BY place`;
 
 /**
  * SQLite: seq is the last AUTOINCREMENT value + the row's place (sqlite_sequence is written back
- * only at the statement's end, so every row reads the same base); rows go in by place, so
- * last_insert_rowid() is the list's last seq and READ_INSERTED reads the ids back in order.
+ * only at the statement's end, so every row reads the same base); the rows' seq and ids come back
+ * through RETURNING, `extra` on the first. (The statement starts with WITH: Sequelize runs one
+ * that starts with INSERT as a write and drops its rows.)
  */
-const INSERT_SQLITE = (db: Database) => `INSERT INTO events (seq, id, organization_id, type, data, created_at, previous_attributes)
+const INSERT_SQLITE = (db: Database, extra: string) => `WITH next AS (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS seq)
+	INSERT INTO events (seq, id, organization_id, type, data, created_at, previous_attributes)
 	SELECT next.seq + e.key + 1, 'evt_' || printf('%016x%012x', 0, next.seq + e.key + 1),
 		e.value ->> 0, e.value ->> 1, e.value ->> 2, ${db.storedTime('e.value ->> 3')}, e.value ->> 4
-	FROM (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS seq) AS next, json_each($1) AS e
-	ORDER BY e.key`;
+	FROM next, json_each($1) AS e
+	ORDER BY e.key
+	RETURNING seq, id, CASE WHEN seq = (SELECT seq FROM next) + 1 THEN ${extra} END AS extra`;
 
-/** SQLite: the ids of the `$1` events the last INSERT_SQLITE wrote, in seq order (Sequelize runs an INSERT there without reading rows back). */
-const READ_INSERTED = 'SELECT id FROM events WHERE seq > last_insert_rowid() - $1 ORDER BY seq';
-
-/** Inserts events; returns their ids, in the list's order. */
-export async function insertEvents(db: Database, transaction: Transaction, events: readonly EventParams[]): Promise<string[]> {
+/**
+ * Inserts events; returns their ids, in the list's order, and what `extra` reads in the same
+ * statement: a scalar SQL expression built on `organizations`, a subquery of the events'
+ * organization ids. Events and the deliveries they start (webhooks/enqueue.ts) then cost one
+ * statement when no endpoint wants them.
+ */
+export async function insertEvents(
+	db: Database,
+	transaction: Transaction,
+	events: readonly EventParams[],
+	extra: (organizations: string) => string = () => 'NULL',
+): Promise<{ ids: string[]; extra: unknown }> {
 	const list = JSON.stringify(events);
-	if (db.dialect === 'postgres') return (await db.rows<{ id: string }>(INSERT_POSTGRES, [list], transaction)).map((r) => r.id);
-	await db.run(INSERT_SQLITE(db), [list], transaction);
-	return (await db.rows<{ id: string }>(READ_INSERTED, [events.length], transaction)).map((r) => r.id);
+	if (db.dialect === 'postgres') {
+		const rows = await db.rows<{ id: string; extra: unknown }>(INSERT_POSTGRES(extra('SELECT organization_id FROM new')), [list], transaction);
+		return { ids: rows.map((r) => r.id), extra: rows[0]?.extra };
+	}
+	const rows = await db.rows<{ seq: number; id: string; extra: unknown }>(INSERT_SQLITE(db, extra('SELECT value ->> 0 FROM json_each($1)')), [list], transaction);
+	rows.sort((a, b) => a.seq - b.seq);
+	return { ids: rows.map((r) => r.id), extra: rows[0]?.extra };
 }
 
 /** Up to `$2` events written before `$1` (ISO 8601), oldest first. */

@@ -1,7 +1,8 @@
 import type { Transaction } from 'sequelize';
 
 import { database } from '../db';
-import { enqueueDeliveries } from '../webhooks/enqueue';
+import { enqueueDeliveries, type Subscriber } from '../webhooks/enqueue';
+import { subscribersOf } from '../webhooks/queries';
 import { insertEvents, type EventParams } from './queries';
 import type { EventType } from './types';
 
@@ -26,8 +27,8 @@ export async function recordEvent(transaction: Transaction, event: EventInput): 
 
 /**
  * Several events of one transaction (the overdue sweep's batch), in the list's order: one INSERT
- * for them all and one read of the subscribers per organization, instead of a round of
- * statements per event, so that a batch keeps its write transaction short.
+ * for them all, which also reads their organizations' webhook endpoints, and one for their
+ * deliveries if any, instead of a round of statements per event: a write transaction stays short.
  */
 export async function recordEvents(transaction: Transaction, events: readonly EventInput[]): Promise<void> {
 	if (events.length === 0) return;
@@ -39,10 +40,14 @@ export async function recordEvents(transaction: Transaction, events: readonly Ev
 		at[i].toISOString(),
 		previousAttributes === undefined ? null : JSON.stringify(previousAttributes),
 	]);
-	const ids = await insertEvents(database(), transaction, rows);
+	const db = database();
+	// The same statement reads the organizations' webhook endpoints.
+	const { ids, extra } = await insertEvents(db, transaction, rows, (organizations) => subscribersOf(db, organizations));
+	const endpoints = JSON.parse(extra as string) as Subscriber[];
 	// Webhooks: the events' deliveries commit with them (webhooks/enqueue.ts).
 	await enqueueDeliveries(
 		transaction,
 		events.map(({ organizationId, type }, i) => ({ id: ids[i], organizationId, type, at: at[i] })),
+		endpoints,
 	);
 }

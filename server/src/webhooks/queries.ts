@@ -130,7 +130,27 @@ export const due = (db: Database) => `SELECT 1 AS due FROM webhook_deliveries WH
 /** Events by id ($1: a JSON array of ids), as the feed would show them but without the feed's hold-back (the worker's deliveries committed with them). */
 export const EVENTS_BY_ID = (db: Database) => `SELECT ${EVENT_COLUMNS(db)} FROM events WHERE id IN (${jsonList(db, '$1')})`;
 
-/** The organization's ($1) enabled endpoints with their owner key's scopes and status (webhooks/enqueue.ts). */
-export const SUBSCRIBERS = `SELECT e.id AS id, e.events AS events, e.api_key_id AS api_key_id, k.scopes AS scopes, k.status AS key_status
-	FROM webhook_endpoints e LEFT JOIN api_keys k ON k.id = e.api_key_id
-	WHERE e.organization_id = $1 AND e.status = 'enabled'`;
+/**
+ * The enabled endpoints of the organizations `organizations` (a subquery) lists, with their owner
+ * key's scopes and status, as one JSON array (webhooks/enqueue.ts): read by the statement that
+ * inserts the events (events/queries.ts insertEvents).
+ */
+export function subscribersOf(db: Database, organizations: string): string {
+	const fields = `'id', e.id, 'organization_id', e.organization_id, 'events', e.events, 'api_key_id', e.api_key_id, 'scopes', k.scopes, 'key_status', k.status`;
+	const list = db.dialect === 'postgres' ? `COALESCE(json_agg(json_build_object(${fields})), '[]'::json)::text` : `json_group_array(json_object(${fields}))`;
+	return `(SELECT ${list} FROM webhook_endpoints e LEFT JOIN api_keys k ON k.id = e.api_key_id
+		WHERE e.organization_id IN (${organizations}) AND e.status = 'enabled')`;
+}
+
+/**
+ * Deliveries, many at once ($1: a JSON array of [id, organization, endpoint, event, type, due
+ * (ISO 8601)]; $2: now), pending and never attempted. One parameter for them all, as for events.
+ */
+export function insertDeliveries(db: Database): string {
+	const postgres = db.dialect === 'postgres';
+	const at = (i: number) => (postgres ? `(d.value ->> ${i})::timestamptz` : db.storedTime(`d.value ->> ${i}`));
+	const now = postgres ? '$2::timestamptz' : db.storedTime('$2');
+	return `INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+		SELECT d.value ->> 0, d.value ->> 1, d.value ->> 2, d.value ->> 3, d.value ->> 4, 'pending', 0, ${at(5)}, ${now}, ${now}
+		FROM ${postgres ? 'json_array_elements($1::json)' : 'json_each($1)'} AS d${postgres ? ' (value)' : ''}`;
+}
