@@ -17,8 +17,21 @@
  * attempt, 10,000 distinct events. Also shown: the most requests the receivers held at once (the
  * worker's caps: PER_ORGANIZATION sends per organization per instance, all events here are one
  * organization's) and, from each instance's /metrics, how many it delivered.
+ *
+ * Then, against the hand-written baseline (bench/webhook-baseline.ts, one instance only): every
+ * delivery is made due again in one UPDATE, and the server sends them all again (its CPU per
+ * delivery here is delivery alone, no writes); the server stops, they are made due once more and
+ * the baseline sends them from the same database to the same receivers. Ratio = server ÷ baseline
+ * deliveries a second, each checked none lost or doubled.
  */
-import { heading, lmsCli, startLms, table, tempPostgres, tempSqlite, type ChildServer } from './lib';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { Client } from 'pg';
+import sqlite3 from 'sqlite3';
+
+import { heading, lmsCli, median, startLms, table, tempPostgres, tempSqlite, type ChildServer } from './lib';
 import { api, newEnrollments } from './webhooks';
 import { startReceiver, type Receiver } from '../test/helpers/receiver';
 
@@ -27,7 +40,8 @@ const ENDPOINTS = 3;
 const CHAINS = 20;
 const ANSWER_MS = 50;
 /** The worker's per-organization cap (server/src/webhooks/worker.ts), for the ceiling column. */
-const PER_ORGANIZATION = 16;
+const BASELINE_JS = join(__dirname, 'webhook-baseline.js');
+const PER_ORGANIZATION = 48;
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 type Variant = 'sqlite' | 'postgres' | 'two-instances';
@@ -77,6 +91,29 @@ async function ledger(baseUrl: string, key: string, endpointId: string) {
 	return { rows, deliveredOnce, distinct: events.size };
 }
 
+/** Every delivery due again now, as never attempted, in one UPDATE. */
+async function dueAgain(databaseUrl: string): Promise<void> {
+	const sql = "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, delivered_at = NULL, lease_until = NULL, lease_token = NULL, next_attempt_at = ";
+	if (databaseUrl.startsWith('sqlite:')) {
+		const db = new sqlite3.Database(databaseUrl.slice('sqlite:'.length));
+		await new Promise<void>((resolve, reject) => db.run(`${sql}'2000-01-01 00:00:00.000 +00:00'`, (err) => (err ? reject(err) : resolve())));
+		await new Promise((resolve) => db.close(resolve));
+		return;
+	}
+	const client = new Client({ connectionString: databaseUrl });
+	await client.connect();
+	await client.query(`${sql}'2000-01-01T00:00:00Z'`);
+	await client.end();
+}
+
+/** Waits until every receiver has `count` more requests; returns when the last arrived, and whether they are `count` distinct events each. */
+async function moreReceived(receivers: Receiver[], before: number[], count: number): Promise<{ last: number; exact: boolean }> {
+	await Promise.all(receivers.map((r, i) => r.waitFor(before[i] + count, 30 * 60_000)));
+	const last = Math.max(...receivers.map((r, i) => r.received[before[i] + count - 1].at));
+	const exact = receivers.every((r, i) => new Set(r.received.slice(before[i]).map((x) => String(x.headers['lms-event-id']))).size === count);
+	return { last, exact };
+}
+
 async function deliveredCount(baseUrl: string, key: string, endpointId: string): Promise<number> {
 	return (await api(baseUrl, key, `/api/v1/webhook_endpoints/${endpointId}/deliveries?status=delivered&per_page=1`)).pagination.total as number;
 }
@@ -100,6 +137,7 @@ async function oneSetup(variant: Variant): Promise<string[]> {
 			WEBHOOK_ALLOW_PRIVATE: 'true',
 			LOG_LEVEL: 'error',
 			METRICS_TOKEN,
+			WEBHOOK_POLL_MS: '100',
 		};
 		if (variant === 'two-instances') {
 			// docs/production.md: the per-IP limit in Redis, one session secret, migrations run once above.
@@ -154,6 +192,41 @@ async function oneSetup(variant: Variant): Promise<string[]> {
 		const exact =
 			got.every((g) => g.received === events && g.distinct === events) && books.every((b) => b.rows === events && b.deliveredOnce === events && b.distinct === events);
 		const byInstance = await Promise.all(servers.map(deliveredBy));
+		// Commit → receiver: the event's created_at (just before its commit) to its arrival.
+		const latency = median(receivers.flatMap((r) => r.received.map((x) => x.at - Date.parse(JSON.parse(x.body).created_at))));
+
+		let paired = ['', '', '', ''];
+		if (servers.length === 1) {
+			const deliveries = events * ENDPOINTS;
+			let before = receivers.map((r) => r.received.length);
+			const cpuAgain = servers[0].cpuSeconds();
+			const again = Date.now();
+			await dueAgain(databaseUrl);
+			const server = await moreReceived(receivers, before, events);
+			const serverCpu = servers[0].cpuSeconds() - cpuAgain;
+			const serverRate = deliveries / ((server.last - again) / 1000);
+			// Recorded before the server stops, so the baseline starts from every row delivered.
+			const deadline = Date.now() + 120_000;
+			while ((await Promise.all(endpointIds.map((id) => deliveredCount(first, key, id)))).some((n) => n < events)) {
+				if (Date.now() > deadline) throw new Error('redeliveries not all recorded within 120 s');
+				await new Promise((resolve) => setTimeout(resolve, 200));
+			}
+			await servers[0].stop();
+			await dueAgain(databaseUrl);
+			before = receivers.map((r) => r.received.length);
+			const { stdout } = await promisify(execFile)(process.execPath, [BASELINE_JS], {
+				env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, BENCH_BASELINE_EXPECT: String(deliveries) },
+				maxBuffer: 1 << 20,
+			});
+			const baseline = JSON.parse(stdout) as { deliveries: number; seconds: number; cpuMs: number };
+			const baselineExact = (await moreReceived(receivers, before, events)).exact;
+			const baselineRate = deliveries / baseline.seconds;
+			paired = [
+				`${serverRate.toFixed(0)} / ${baselineRate.toFixed(0)}: **${(serverRate / baselineRate).toFixed(2)}×**`,
+				`${((serverCpu * 1000) / deliveries).toFixed(2)} / ${(baseline.cpuMs / deliveries).toFixed(2)} ms`,
+				server.exact && baselineExact ? 'none lost, none doubled' : 'MISSED',
+			];
+		}
 		const label = { sqlite: 'SQLite, one instance', postgres: 'PostgreSQL, one instance', 'two-instances': 'PostgreSQL + Redis, two instances' }[variant];
 		return [
 			label,
@@ -167,6 +240,8 @@ async function oneSetup(variant: Variant): Promise<string[]> {
 			got.map((g) => `${g.received}/${g.distinct}`).join(', '),
 			books.map((b) => `${b.deliveredOnce}/${b.distinct}`).join(', '),
 			exact ? 'none lost, none doubled' : 'MISSED',
+			`${latency.toFixed(0)} ms`,
+			...paired.slice(0, 3),
 		];
 	} finally {
 		await Promise.all(receivers.map((r) => r.close()));
@@ -193,6 +268,10 @@ export async function webhookThroughputBench(): Promise<void> {
 				'receivers: requests/distinct event ids',
 				'deliveries API: delivered after 1 attempt/distinct events',
 				'exactly once',
+				'event → receiver p50',
+				'all due at once: server / baseline deliveries/s',
+				'CPU per delivery: server / baseline',
+				'exactly once (both)',
 			],
 			rows,
 		),
