@@ -183,6 +183,9 @@ describe('successful responses match the document', () => {
 			expires_before: '2030-01-01T00:00:00Z',
 			expires_after: '2024-01-01T00:00:00Z',
 			external_id: 'EMP-1',
+			event_type: 'user.created',
+			created_after: '2024-01-01T00:00:00Z',
+			created_before: '2030-01-01T00:00:00Z',
 			due_before: '2030-01-01T00:00:00Z',
 			due_after: '2024-01-01T00:00:00Z',
 			overdue: 'true',
@@ -349,6 +352,7 @@ describe('error responses match the document', () => {
 			'/api/v1/webhook_endpoints/{id}/receipts': endpointId,
 			'/api/v1/webhook_endpoints/{id}/deliveries': endpointId,
 			'/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': endpointId,
+			'/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/attempts': endpointId,
 			'/api/v1/webhook_endpoints/{id}/test': endpointId,
 			'/api/v1/webhook_endpoints/{id}/rotate_secret': endpointId,
 		} as Record<string, string>;
@@ -536,8 +540,15 @@ describe('error responses match the document', () => {
 		const del = (key = world.keys.all) => check('DELETE', '/api/v1/webhook_endpoints/{id}', `/api/v1/webhook_endpoints/${gone}`, { key });
 		expect((await del(world.keys.readUsers)).status).toBe(403);
 		expect((await del('lms_nope')).status).toBe(401);
+		const patch = (body: unknown, at = endpointId, key = world.keys.all) => check('PATCH', '/api/v1/webhook_endpoints/{id}', `/api/v1/webhook_endpoints/${at}`, { key, body });
+		expect((await patch({ description: 'edited' })).status).toBe(200);
+		expect((await patch({})).status).toBe(400);
+		expect((await patch({ url: 'http://169.254.169.254/' })).status).toBe(422);
+		expect((await patch({ events: ['user.created'] }, endpointId, world.keys.readUsers)).status).toBe(403);
+		expect((await patch({ description: 'x' }, gone, world.keys.globex.slice(0, -1))).status).toBe(401);
 		expect((await del()).status).toBe(204);
 		expect((await del()).status).toBe(404);
+		expect((await patch({ description: 'x' }, gone)).status).toBe(404);
 
 		// The enrollment created above was owed to the endpoint (whose URL never answers 2xx).
 		const delivery = (await WebhookDelivery.findOne({ where: { endpointId } }))!;
@@ -568,6 +579,12 @@ describe('error responses match the document', () => {
 		expect((await list('?status=pending')).status).toBe(200);
 		expect((await list('', 'whe_unknown')).status).toBe(404);
 
+		const attempts = (delivery: string, key = world.keys.all) =>
+			check('GET', '/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/attempts', `/api/v1/webhook_endpoints/${id}/deliveries/${delivery}/attempts`, { key });
+		expect((await attempts(sent.body.id)).status).toBe(200);
+		expect((await attempts('whd_unknown')).status).toBe(404);
+		expect((await attempts(sent.body.id, world.keys.readUsers)).status).toBe(403);
+		expect((await attempts(sent.body.id, 'lms_nope')).status).toBe(401);
 		const retryPath = (delivery: string) => `/api/v1/webhook_endpoints/${id}/deliveries/${delivery}/retry`;
 		const retry = (delivery: string, body?: unknown, key?: string) => action('/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry', retryPath(delivery), body, key);
 		expect((await retry(sent.body.id)).status).toBe(200);

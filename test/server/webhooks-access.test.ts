@@ -1,3 +1,5 @@
+import { createHmac } from 'node:crypto';
+
 import { createKey } from '../../server/src/api-keys/lifecycle';
 import { WebhookDelivery, WebhookEndpoint } from '../../server/src/db';
 import { waitUntil } from '../helpers/wait';
@@ -74,4 +76,52 @@ test("M1: a delivery's request body is shown only to a key that may read the eve
 	const [delivery] = (await hooks(hooksOnly.secret, `/${String(made.body.id)}/deliveries`)).body.data;
 	expect(delivery.last_request).toEqual({ headers: { 'LMS-Event-Type': 'user.created' }, body: null });
 	expect(JSON.stringify(delivery)).not.toContain('secret@acme.example');
+});
+
+test('PATCH keeps the id and the secret; a refused URL or type changes nothing; deliveries filter by type and time, attempts listed', async () => {
+	const key = await keyWith(['manage:webhooks', 'read:users']);
+	const made = await hooks(key.secret, '', { method: 'POST', body: { url: 'http://127.0.0.1:9/old', events: ['user.created'] } });
+	const id: string = made.body.id;
+	const secret: string = made.body.secret;
+	const stored = (await WebhookEndpoint.findByPk(id))!.secret;
+	expectProblem(await hooks(key.secret, `/${id}`, { method: 'PATCH', body: { url: 'http://169.254.169.254/' } }), 422, 'invalid_webhook_url');
+	expectProblem(await hooks(key.secret, `/${id}`, { method: 'PATCH', body: { events: ['enrollment.created'] } }), 403, 'insufficient_scope');
+	expectProblem(await hooks(key.secret, `/${id}`, { method: 'PATCH', body: {} }), 400, 'invalid_request');
+	expect((await hooks(key.secret, `/${id}`)).body).toMatchObject({ url: 'http://127.0.0.1:9/old', events: ['user.created'], description: null });
+	const edited = await hooks(key.secret, `/${id}`, { method: 'PATCH', body: { url: suite.receiver.url, description: 'HR sync' } });
+	expect(edited.status).toBe(200);
+	expect(edited.body).toMatchObject({ id, url: suite.receiver.url, events: ['user.created'], description: 'HR sync' });
+	expect(edited.body.secret).toBeUndefined();
+	expect((await WebhookEndpoint.findByPk(id))!.secret).toBe(stored);
+
+	// Sent to the new URL, signed with the secret given at creation.
+	const test = await hooks(key.secret, `/${id}/test`, { method: 'POST' });
+	expect(test.status).toBe(201);
+	const [request] = await suite.receiver.waitFor(1);
+	const [t, v1] = String(request.headers['lms-signature']).split(',').map((p) => p.split('=')[1]);
+	expect(v1).toBe(createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex'));
+	await waitUntil(async () => (await WebhookDelivery.findByPk(String(test.body.id)))?.status === 'delivered', { what: 'the test event delivered' });
+
+	const list = async (query: string) => (await hooks(key.secret, `/${id}/deliveries${query}`)).body.data.map((d: { id: string }) => d.id);
+	expect(await list('?event_type=webhook.test')).toEqual([test.body.id]);
+	expect(await list('?event_type=user.created')).toEqual([]);
+	expect(await list(`?created_after=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`)).toEqual([test.body.id]);
+	expect(await list(`?created_before=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`)).toEqual([]);
+	expectProblem(await hooks(key.secret, `/${id}/deliveries?created_after=yesterday`), 400, 'invalid_request');
+
+	const attempts = await hooks(key.secret, `/${id}/deliveries/${String(test.body.id)}/attempts`);
+	expect(attempts.body).toEqual({
+		data: [
+			{
+				attempt: 1,
+				started_at: expect.any(String),
+				duration_ms: expect.any(Number),
+				status_code: 200,
+				error: null,
+				request: { headers: expect.objectContaining({ 'LMS-Event-Type': 'webhook.test' }) },
+				// A loopback receiver: status and size only.
+				response: { status: 200, size: expect.any(Number), body: null },
+			},
+		],
+	});
 });

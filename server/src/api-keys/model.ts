@@ -96,6 +96,7 @@ export const AUDIT_ACTIONS = [
 	'webhook.rotated',
 	'webhook.disabled',
 	'webhook.enabled',
+	'webhook.updated',
 	// Passwords (users/set-password.ts, users/reset-links.ts): whose is in `userId`.
 	'password.changed',
 	'password.set',

@@ -16,7 +16,7 @@ import { listUsers } from '../users/list';
 import { updateUserBody } from '../users/update';
 import { listDeliveries } from '../webhooks/deliveries/list';
 import { emptyBody } from '../webhooks/deliveries/empty-body';
-import { endpointInput } from '../webhooks/endpoint-input';
+import { endpointChange, endpointInput } from '../webhooks/endpoint-input';
 import { listWebhookEndpoints } from '../webhooks/list';
 import { receiptBody } from '../webhooks/receipts/create';
 import { queryParameter, queryParameters, requestBody, schemaOf } from './from-joi';
@@ -239,6 +239,24 @@ const webhookEndpoints = {
 
 const webhookEndpoint = {
 	...getOperation('getWebhookEndpoint', 'Retrieve a webhook endpoint', 'WebhookEndpoint', 'manage:webhooks', ID_PATTERNS.webhookEndpoint),
+	patch: {
+		operationId: 'updateWebhookEndpoint',
+		summary: 'Edit a webhook endpoint',
+		description:
+			'Changes any of `url`, `events`, `description` (at least one), keeping the id, the secret and the deliveries. The URL policy and the scope rule apply as at creation ' +
+			'(422 `invalid_webhook_url`, 403 `insufficient_scope`); a refused edit changes nothing. A key reaches only the endpoints it owns. Audited as webhook.updated. Needs `manage:webhooks`.',
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		parameters: webhookEndpointId,
+		requestBody: requestBody(endpointChange),
+		responses: {
+			'200': ok('The endpoint, edited.', ref('WebhookEndpoint')),
+			'400': problem('Malformed JSON, an unknown type or field, or no field.', 400, ['invalid_request', 'malformed_json']),
+			'404': { $ref: '#/components/responses/NotFound' },
+			'422': problem('The URL is refused.', 422, ['invalid_webhook_url']),
+			...commonErrors,
+		},
+	},
 	delete: {
 		operationId: 'deleteWebhookEndpoint',
 		summary: 'Delete a webhook endpoint',
@@ -301,7 +319,7 @@ const webhookDeliveries = {
 		operationId: 'listWebhookDeliveries',
 		summary: "List a webhook endpoint's deliveries",
 		description:
-			"The endpoint's deliveries, newest first (created_at, then id, descending): status, attempts, the receiver's last HTTP status, the next attempt. `status` filters. Kept until the event retention removes them. Unknown or repeated query parameters answer 400. Needs `manage:webhooks`.",
+			"The endpoint's deliveries, newest first (created_at, then id, descending): status, attempts, the receiver's last HTTP status, the next attempt. `status`, `event_type`, `created_after` and `created_before` filter. Kept until the event retention removes them. Unknown or repeated query parameters answer 400. Needs `manage:webhooks`.",
 		tags: ['WebhookEndpoint'],
 		...security('manage:webhooks'),
 		parameters: [...webhookEndpointId, ...queryParameters(listDeliveries.query, PAGING)],
@@ -310,6 +328,24 @@ const webhookDeliveries = {
 				Link: { description: 'RFC 8288 links: first, prev, next, last (those that exist), absolute.', required: true, schema: { type: 'string' } },
 			}),
 			'400': { $ref: '#/components/responses/InvalidRequest' },
+			'404': { $ref: '#/components/responses/NotFound' },
+			...commonErrors,
+		},
+	},
+};
+
+const webhookDeliveryAttempts = {
+	get: {
+		operationId: 'listWebhookDeliveryAttempts',
+		summary: "List a delivery's attempts",
+		description:
+			'Every attempt kept of one delivery, oldest first (the newest 100): when it started, how long it took, the HTTP status or the error, the headers sent, and the answer: ' +
+			'its status, size and, for a public destination only, its first 4 KB (null for private, loopback or allow-listed destinations). Needs `manage:webhooks`.',
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		parameters: [...webhookEndpointId, deliveryId],
+		responses: {
+			'200': ok("The delivery's attempts.", webhooks.WebhookDeliveryAttemptList),
 			'404': { $ref: '#/components/responses/NotFound' },
 			...commonErrors,
 		},
@@ -625,6 +661,7 @@ export function openApiDocument() {
 			'/api/v1/webhook_endpoints/{id}': webhookEndpoint,
 			'/api/v1/webhook_endpoints/{id}/receipts': webhookReceipts,
 			'/api/v1/webhook_endpoints/{id}/deliveries': webhookDeliveries,
+			'/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/attempts': webhookDeliveryAttempts,
 			'/api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': webhookDeliveryRetry,
 			'/api/v1/webhook_endpoints/{id}/test': webhookTest,
 			'/api/v1/webhook_endpoints/{id}/rotate_secret': webhookRotateSecret,

@@ -91,17 +91,17 @@ export const WebhookDelivery = {
 		created_at: timestamp,
 		last_request: {
 			type: ['object', 'null'],
-			description: `What the last attempt sent; null when nothing was sent. The body is cut at ${EXCHANGE_BODY_BYTES} bytes, ending with "${TRUNCATED_MARKER} <size> bytes in all]".`,
+			description: `What the last attempt sent; null when nothing was sent. The body is cut at ${EXCHANGE_BODY_BYTES} bytes, ending with "${TRUNCATED_MARKER} <size> bytes in all]"; null for a key that may not read the event's type.`,
 			additionalProperties: false,
 			required: ['headers', 'body'],
 			properties: {
 				headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Content-Type, User-Agent, LMS-Event-Id, LMS-Event-Type, LMS-Signature.' },
-				body: { type: 'string' },
+				body: { type: ['string', 'null'] },
 			},
 		},
 		last_response: {
 			type: ['object', 'null'],
-			description: `The receiver's answer to the last attempt; null when none came (refused, timed out). The body is cut at ${EXCHANGE_BODY_BYTES} bytes like the request's; null for deliveries older than this field.`,
+			description: `The receiver's answer to the last attempt; null when none came (refused, timed out). The body is cut at ${EXCHANGE_BODY_BYTES} bytes like the request's; null for a destination that is not public (private, loopback, allow-listed: only the status is kept).`,
 			additionalProperties: false,
 			required: ['status', 'body'],
 			properties: { status: { type: 'integer' }, body: { type: ['string', 'null'] } },
@@ -119,4 +119,39 @@ export const RotatedWebhookEndpoint = {
 		secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9]{32}$', description: 'The new secret. Shown once: a replay under the same Idempotency-Key omits it.' },
 		previous_secret_expires_at: { ...timestamp, description: 'Until then (24 h) every delivery carries two `v1=` in LMS-Signature: one by the new secret, one by the old.' },
 	},
+};
+
+/** One send of a delivery (SPEC §22). */
+const WebhookDeliveryAttempt = {
+	type: 'object',
+	additionalProperties: false,
+	required: ['attempt', 'started_at', 'duration_ms', 'status_code', 'error', 'request', 'response'],
+	properties: {
+		attempt: { type: 'integer', minimum: 0, description: "The delivery's attempt count at this send (a resend of a finished delivery counts from 1 again)." },
+		started_at: timestamp,
+		duration_ms: { type: 'integer', minimum: 0 },
+		status_code: { type: ['integer', 'null'], description: "The receiver's HTTP status; null when it gave none." },
+		error: { type: ['string', 'null'], description: 'Why it failed; null for a 2xx.' },
+		request: {
+			type: ['object', 'null'],
+			description: 'The headers sent (the body is the event, on the delivery); null when nothing was sent (the URL was refused).',
+			additionalProperties: false,
+			required: ['headers'],
+			properties: { headers: { type: 'object', additionalProperties: { type: 'string' } } },
+		},
+		response: {
+			type: ['object', 'null'],
+			description: `The answer; null when none came. \`body\`: its first ${EXCHANGE_BODY_BYTES} bytes, for a public destination only (else null).`,
+			additionalProperties: false,
+			required: ['status', 'size', 'body'],
+			properties: { status: { type: 'integer' }, size: { type: ['integer', 'null'] }, body: { type: ['string', 'null'] } },
+		},
+	},
+};
+
+export const WebhookDeliveryAttemptList = {
+	type: 'object',
+	additionalProperties: false,
+	required: ['data'],
+	properties: { data: { type: 'array', items: WebhookDeliveryAttempt } },
 };

@@ -35,6 +35,7 @@ const ACTION_WORDS: Record<string, string> = {
 	'key.expired': 'Expired',
 	'webhook.created': 'Webhook endpoint created',
 	'webhook.rotated': 'Webhook signing secret rotated',
+	'webhook.updated': 'Webhook endpoint edited',
 	'webhook.deleted': 'Webhook endpoint deleted',
 	'webhook.disabled': 'Webhook endpoint disabled',
 	'webhook.enabled': 'Webhook endpoint enabled',

@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 
+import { iso } from '../common/time';
 import { WebhookDeliveryAttempt } from './model';
 
 /** One send of a delivery as the worker records it (webhooks/model.ts WebhookDeliveryAttempt). */
@@ -19,4 +20,26 @@ export interface AttemptRecord {
 /** Adds sends to their deliveries' attempts, in one INSERT, inside the transaction that records their outcomes. */
 export async function recordAttempts(attempts: readonly AttemptRecord[], transaction: Transaction): Promise<void> {
 	if (attempts.length > 0) await WebhookDeliveryAttempt.bulkCreate([...attempts], { transaction, returning: false });
+}
+
+/** A delivery's attempts shown at most: its schedule is 7, so only a delivery resent many times has more (the newest are kept). */
+const MAX_ATTEMPTS_SHOWN = 100;
+
+/** One attempt as the API and Settings → Webhooks show it. */
+export function serializeAttempt(a: WebhookDeliveryAttempt): Record<string, unknown> {
+	return {
+		attempt: a.attempt,
+		started_at: iso(a.startedAt),
+		duration_ms: a.durationMs,
+		status_code: a.statusCode,
+		error: a.error,
+		request: a.requestHeaders === null ? null : { headers: JSON.parse(a.requestHeaders) as Record<string, string> },
+		response: a.statusCode === null ? null : { status: a.statusCode, size: a.responseSize, body: a.responseBody },
+	};
+}
+
+/** The newest attempts of a delivery, oldest first. */
+export async function attemptsOf(deliveryId: string): Promise<WebhookDeliveryAttempt[]> {
+	const rows = await WebhookDeliveryAttempt.findAll({ where: { deliveryId }, order: [['id', 'DESC']], limit: MAX_ATTEMPTS_SHOWN });
+	return rows.reverse();
 }

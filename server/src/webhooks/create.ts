@@ -1,5 +1,6 @@
 import { problems } from '../common/problem';
 import { visibleTypes } from '../events/list';
+import type { Scope } from '../api-keys/model';
 import { scopeOf, type EventType } from '../events/types';
 import { created, type WriteHandler } from '../http/answer';
 import { asCaller } from '../http/auth';
@@ -18,12 +19,17 @@ import { createEndpoint } from './service';
  * feed's one rule): a named type it cannot read is 403 naming the scope, and `*` ("every type
  * this key can see") needs it to see at least one, as the feed does.
  */
+/** A key subscribes only to types it may read: else 403 naming the scope (creation and edits alike). */
+export function checkSubscribable(events: readonly string[], scopes: readonly Scope[]): void {
+	const visible = visibleTypes(scopes);
+	const hidden = events.find((t) => t !== ALL_EVENTS && !visible.includes(t as EventType));
+	if (hidden) throw problems.insufficientScope(scopeOf(hidden as EventType));
+}
+
 export function createWebhookEndpoint({ config }: Pick<AppDeps, 'config'>): WriteHandler {
 	return async ({ body: raw, caller, origin }) => {
 		const body = parseBody(bodySchema, raw);
-		const visible = visibleTypes(caller.apiKey.scopeList);
-		const hidden = body.events.find((t) => t !== ALL_EVENTS && !visible.includes(t as EventType));
-		if (hidden) throw problems.insufficientScope(scopeOf(hidden as EventType));
+		checkSubscribable(body.events, caller.apiKey.scopeList);
 		// A refused URL or a full organization is a RuleError: http/rule-problems.ts answers it.
 		const { endpoint, secret } = await createEndpoint({
 			url: body.url,

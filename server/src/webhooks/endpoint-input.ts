@@ -21,3 +21,9 @@ export const endpointInput = Joi.object<EndpointInput>({
 })
 	.required()
 	.unknown(false);
+
+/** An edit (PATCH): any of the same fields, at least one; the id and the secret stay (SPEC §22). */
+export const endpointChange = endpointInput
+	.fork(['url', 'events'], (field) => field.optional())
+	.min(1)
+	.messages({ 'object.min': 'Send at least one of url, events, description.' });

@@ -4,6 +4,8 @@ import { createWebhookEndpoint } from './create';
 import { deleteWebhookEndpoint } from './delete';
 import { getWebhookEndpoint } from './get';
 import { listWebhookEndpoints } from './list';
+import { patchWebhookEndpoint } from './update';
+import { listAttempts } from './attempts/list';
 import { endpointOfPath, listDeliveries } from './deliveries/list';
 import { retryDelivery } from './deliveries/retry';
 import { sendTestEvent } from './deliveries/send-test';
@@ -18,6 +20,7 @@ export function webhookRoutes(deps: Pick<AppDeps, 'config'>): RouteTable {
 		},
 		'/webhook_endpoints/:id': {
 			get: { scope: 'manage:webhooks', handlers: [getWebhookEndpoint] },
+			patch: { scope: 'manage:webhooks', write: patchWebhookEndpoint(deps) },
 			delete: { scope: 'manage:webhooks', handlers: [deleteWebhookEndpoint] },
 		},
 		'/webhook_endpoints/:id/receipts': {
@@ -25,6 +28,9 @@ export function webhookRoutes(deps: Pick<AppDeps, 'config'>): RouteTable {
 		},
 		'/webhook_endpoints/:id/deliveries': {
 			get: { scope: 'manage:webhooks', handlers: [endpointOfPath, listDeliveries] },
+		},
+		'/webhook_endpoints/:id/deliveries/:delivery_id/attempts': {
+			get: { scope: 'manage:webhooks', handlers: [listAttempts] },
 		},
 		'/webhook_endpoints/:id/deliveries/:delivery_id/retry': {
 			post: { scope: 'manage:webhooks', write: retryDelivery },

@@ -5,6 +5,9 @@ import { isIdOf } from '../../common/id-shapes';
 import { problems } from '../../common/problem';
 import { callerOf } from '../../http/auth';
 import { listEndpoint } from '../../http/list';
+import { dateTimeParam } from '../../http/validate';
+import { WEBHOOK_EVENT_TYPES } from '../event-types';
+import { TEST_EVENT_TYPE } from '../test-event';
 import { DELIVERY_STATUSES } from '../model';
 import { findEndpoint, ownedBy } from '../service';
 import { DELIVERIES, type DeliveryRow } from './queries';
@@ -17,13 +20,29 @@ export const endpointOfPath: RequestHandler = async (req, res, next) => {
 	next();
 };
 
-/** GET /api/v1/webhook_endpoints/{id}/deliveries: the usual envelope and paging, newest first, `status` to filter. */
-export const listDeliveries = listEndpoint<DeliveryRow, { status: string }>({
+type Filters = { status: string; event_type: string; created_after: string; created_before: string };
+
+/**
+ * GET /api/v1/webhook_endpoints/{id}/deliveries: the usual envelope and paging, newest first,
+ * filtered by `status`, `event_type` and a creation window (SPEC §22), each served by the
+ * endpoint's index (endpoint_id, created_at, id).
+ */
+export const listDeliveries = listEndpoint<DeliveryRow, Filters>({
 	table: DELIVERIES,
-	filters: { status: Joi.string().valid(...DELIVERY_STATUSES).description('Only deliveries in this status.') },
-	where: (where, { status }, _organizationId, params) => {
+	filters: {
+		status: Joi.string().valid(...DELIVERY_STATUSES).description('Only deliveries in this status.'),
+		event_type: Joi.string()
+			.valid(...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE)
+			.description('Only deliveries of this event type (`webhook.test` for test events).'),
+		created_after: dateTimeParam().description('ISO 8601 date-time with an offset. Only deliveries created strictly after it.'),
+		created_before: dateTimeParam().description('ISO 8601 date-time with an offset. Only deliveries created strictly before it.'),
+	},
+	where: (where, { status, event_type, created_after, created_before }, _organizationId, params) => {
 		where.equals('endpoint_id', params.id);
 		where.equals('status', status);
+		where.equals('event_type', event_type);
+		if (created_after !== undefined) where.and((p) => `created_at > ${p}`, new Date(created_after));
+		if (created_before !== undefined) where.and((p) => `created_at < ${p}`, new Date(created_before));
 	},
 	serialize: (row, caller) => serializeDelivery(row, caller.apiKey.scopeList),
 });
