@@ -106,3 +106,24 @@ describe('RFC behaviour', () => {
 		expectScimError(await scim(server, '/Me', { method: 'PATCH', key, body: { schemas: [PATCH_OP], Operations: [] } }), 501);
 	});
 });
+
+describe('attributes= and excludedAttributes= (RFC 7644 §3.4.2.5)', () => {
+	test('on GET one, list and a PATCH answer: only what is asked (id and schemas always), or all but what is excluded; names in any case', async () => {
+		const user = await created();
+		const one = await scim(server, `/Users/${user.id}?attributes=UserName,name.givenName`, { key });
+		expect(one.body).toEqual({ schemas: [USER], id: user.id, userName: user.userName, name: { givenName: 'Pat' } });
+		const list = await scim(server, `/Users?filter=${encodeURIComponent(`userName eq "${user.userName}"`)}&excludedAttributes=emails,meta,NAME.formatted`, { key });
+		expect(list.body.Resources).toEqual([{ schemas: [USER], id: user.id, userName: user.userName, name: { givenName: 'Pat', familyName: 'Doe' }, displayName: 'Pat Doe', active: true }]);
+		const patched = await scim(server, `/Users/${user.id}?attributes=active`, { method: 'PATCH', key, body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] } });
+		expect(patched.body).toEqual({ schemas: [USER], id: user.id, active: false });
+		expect((await scim(server, `/Users/${user.id}?excludedAttributes=id`, { key })).body.id).toBe(user.id);
+	});
+
+	test('a repeated or oversized parameter is 400 before anything changes', async () => {
+		const user = await created();
+		const bad = await scim(server, `/Users/${user.id}?attributes=a&attributes=b`, { method: 'PATCH', key, body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] } });
+		expectScimError(bad, 400, 'invalidValue');
+		expect((await scim(server, `/Users/${user.id}`, { key })).body.active).toBe(true);
+		expectScimError(await scim(server, `/Users?attributes=${'a'.repeat(1001)}`, { key }), 400, 'invalidValue');
+	});
+});

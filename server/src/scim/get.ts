@@ -5,6 +5,7 @@ import { readOne } from '../db/table';
 import { callerOf } from '../http/auth';
 import { USERS, type UserRow } from '../users/queries';
 import { scimErrors, sendScim } from './errors';
+import { projectionOf } from './attributes';
 import { notModified } from './etag';
 import { scimBase, userResource, versionOf } from './resource';
 
@@ -17,7 +18,8 @@ export async function findUser(organizationId: string, id: string): Promise<User
 
 /** Sends one user with its ETag (RFC 7644 §3.14). */
 export function sendUser(res: Parameters<RequestHandler>[1], status: number, row: UserRow, headers: Record<string, string> = {}): void {
-	sendScim(res, status, userResource(row, scimBase(res.req)), { ETag: versionOf(row), ...headers });
+	const project = projectionOf(res.req.query);
+	sendScim(res, status, project(userResource(row, scimBase(res.req))), { ETag: versionOf(row), ...headers });
 }
 
 /** GET /scim/v2/Users/{id}; 304 when If-None-Match names its current version. */

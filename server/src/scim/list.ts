@@ -5,6 +5,7 @@ import { countRows, readRange } from '../db/table';
 import { Where } from '../db/where';
 import { callerOf } from '../http/auth';
 import { USERS } from '../users/queries';
+import { projectionOf } from './attributes';
 import { scimErrors, sendScim } from './errors';
 import { addFilter } from './filter';
 import { scimBase, userResource } from './resource';
@@ -33,6 +34,7 @@ function integer(query: Record<string, unknown>, name: string, fallback: number)
 export const listUsers: RequestHandler = async (req, res) => {
 	const query = req.query as Record<string, unknown>;
 	const filter = single(query, 'filter');
+	const project = projectionOf(query);
 	const startIndex = Math.max(1, integer(query, 'startIndex', 1));
 	const count = Math.min(MAX_RESULTS, Math.max(0, integer(query, 'count', MAX_RESULTS)));
 	const organizationId = callerOf(res).organization.id;
@@ -45,7 +47,7 @@ export const listUsers: RequestHandler = async (req, res) => {
 	sendScim(res, 200, {
 		schemas: [LIST_RESPONSE],
 		totalResults,
-		Resources: rows.map((row) => userResource(row, base)),
+		Resources: rows.map((row) => project(userResource(row, base))),
 		startIndex,
 		itemsPerPage: rows.length,
 	});

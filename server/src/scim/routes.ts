@@ -6,6 +6,7 @@ import { problems } from '../common/problem';
 import type { Config } from '../config';
 import { checkCaller, checkScope } from '../http/auth';
 import type { LimitStore } from '../http/rate-limit-store';
+import { projectionOf } from './attributes';
 import { createUser } from './create';
 import { deleteUser } from './delete';
 import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './discovery';
@@ -75,6 +76,8 @@ export function mountScim(app: Application, limits: { config: Config; limitStore
 		} finally {
 			await limit(req, res);
 		}
+		// attributes= / excludedAttributes= are checked before any work, writes included.
+		projectionOf(req.query);
 		next();
 	});
 	for (const [path, methods] of Object.entries(ROUTES)) {
