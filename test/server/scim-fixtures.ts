@@ -6,6 +6,7 @@ import type { TestServer } from '../helpers/server';
 export const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 export function scim(server: Pick<TestServer, 'baseUrl'>, path: string, options: CallOptions = {}): Promise<Reply> {

@@ -104,8 +104,10 @@ test("Okta SCIM 2.0 SPEC Test, step by step", async () => {
 	expect(caps.body.totalResults).toBe(1);
 	expect(caps.body.Resources[0].id).toBe(idUserOne);
 
-	// Optional Test: Verify Groups endpoint. Groups are not offered (ResourceTypes says so): 404.
-	expectScimError(await get('/Groups'), 404);
+	// Optional Test: Verify Groups endpoint: a list response.
+	const groups = await get('/Groups');
+	expect(groups.status).toBe(200);
+	expect(groups.body).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: expect.any(Number), Resources: expect.any(Array) });
 
 	// Required Test: Check status 401.
 	const unauthorized = await get(`/Users?filter=${encode(`userName eq "${randomUsernameCaps}"`)}`, 'non-token');

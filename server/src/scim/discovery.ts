@@ -1,14 +1,14 @@
 import type { RequestHandler } from 'express';
 
+import SCIMMY from 'scimmy';
+
 import { scimErrors, sendScim } from './errors';
+import { GROUP_SCHEMA } from './groups/resource';
 import { MAX_RESULTS } from './list';
 import { scimBase } from './resource';
 import { LIST_RESPONSE, USER_SCHEMA, userDefinition } from './schema';
 
-/**
- * The discovery endpoints (RFC 7644 §4, RFC 7643 §5–7): what this service provider does. Users
- * only: Groups are not offered (no resource type, and /Groups answers 404).
- */
+/** The discovery endpoints (RFC 7644 §4, RFC 7643 §5–7): what this service provider does, Users and Groups. */
 
 const SPC_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
 const RESOURCE_TYPE_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
@@ -39,32 +39,37 @@ export const serviceProviderConfig: RequestHandler = (req, res) => {
 	});
 };
 
-function userType(base: string) {
+const TYPES = {
+	User: { endpoint: '/Users', description: 'A person in the organization (an LMS user).', schema: USER_SCHEMA },
+	Group: { endpoint: '/Groups', description: 'A group of the organization (an LMS group): its members are users; its assignments enroll them.', schema: GROUP_SCHEMA },
+};
+
+function resourceTypeOf(base: string, id: keyof typeof TYPES) {
 	return {
 		schemas: [RESOURCE_TYPE_SCHEMA],
-		id: 'User',
-		name: 'User',
-		endpoint: '/Users',
-		description: 'A person in the organization (an LMS user). Groups are not offered.',
-		schema: USER_SCHEMA,
+		id,
+		name: id,
+		...TYPES[id],
 		schemaExtensions: [],
-		meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` },
+		meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/${id}` },
 	};
 }
 
-export const resourceTypes: RequestHandler = (req, res) => sendScim(res, 200, list([userType(scimBase(req))]));
+export const resourceTypes: RequestHandler = (req, res) => sendScim(res, 200, list(['User' as const, 'Group' as const].map((id) => resourceTypeOf(scimBase(req), id))));
 
 export const resourceType: RequestHandler = (req, res) => {
-	if (req.params.id !== 'User') throw scimErrors.notFound('resource type (Users only; Groups are not offered)');
-	sendScim(res, 200, userType(scimBase(req)));
+	const id = String(req.params.id);
+	if (id !== 'User' && id !== 'Group') throw scimErrors.notFound('resource type (User and Group are offered)');
+	sendScim(res, 200, resourceTypeOf(scimBase(req), id));
 };
 
-/** The User schema as scimmy describes its definition (scim/schema.ts). */
-const userSchema = (base: string) => userDefinition.describe(`${base}/Schemas`);
+/** The schemas as scimmy describes their definitions: ours for User (scim/schema.ts), scimmy's own for Group (RFC 7643 §4.2). */
+const DEFINITIONS: Record<string, typeof userDefinition> = { [USER_SCHEMA]: userDefinition, [GROUP_SCHEMA]: SCIMMY.Schemas.Group.definition };
 
-export const schemas: RequestHandler = (req, res) => sendScim(res, 200, list([userSchema(scimBase(req))]));
+export const schemas: RequestHandler = (req, res) => sendScim(res, 200, list(Object.values(DEFINITIONS).map((d) => d.describe(`${scimBase(req)}/Schemas`))));
 
 export const schema: RequestHandler = (req, res) => {
-	if (req.params.id !== USER_SCHEMA) throw scimErrors.notFound('schema');
-	sendScim(res, 200, userSchema(scimBase(req)));
+	const definition = DEFINITIONS[String(req.params.id)];
+	if (!definition) throw scimErrors.notFound('schema');
+	sendScim(res, 200, definition.describe(`${scimBase(req)}/Schemas`));
 };

@@ -42,15 +42,21 @@ const SCIM_TYPES: Record<string, ScimType> = {
 	invalid_external_id: 'invalidValue',
 	email_taken: 'uniqueness',
 	external_id_taken: 'uniqueness',
+	group_name_taken: 'uniqueness',
+	invalid_description: 'invalidValue',
+	too_many_members: 'invalidValue',
 };
 
 /** A 409 names who holds the value on /api/v1 (`user_id`); a SCIM client reads only the sentence. */
 function fromProblem(problem: Problem): ScimError {
 	const userId = problem.extra.user_id;
+	const groupId = problem.extra.group_id;
 	const detail =
 		typeof userId === 'string' && problem.status === 409
 			? `${problem.detail.replace(/ See \/api\/v1\/users\/\S+$/, '')} It is user ${userId} (/scim/v2/Users/${userId}).`
-			: problem.detail;
+			: typeof groupId === 'string' && problem.status === 409
+				? `${problem.detail.replace(/ See \/api\/v1\/groups\/\S+$/, '')} It is group ${groupId} (/scim/v2/Groups/${groupId}).`
+				: problem.detail;
 	return new ScimError(problem.status, SCIM_TYPES[problem.code], detail, problem.headers);
 }
 
@@ -92,13 +98,8 @@ export const scimErrorHandler = errorHandlerOf(
 	sendScimError,
 );
 
-/** An unknown path under /scim/v2 (Groups included: not offered). */
-export const scimNotFound: RequestHandler = (req, _res, next) =>
-	next(
-		/^\/Groups(\/|$)/i.test(req.path)
-			? new ScimError(404, undefined, 'Groups are not offered: this service provider has Users only (see /scim/v2/ResourceTypes).')
-			: scimErrors.notFound('endpoint'),
-	);
+/** An unknown path under /scim/v2. */
+export const scimNotFound: RequestHandler = (_req, _res, next) => next(scimErrors.notFound('endpoint'));
 
 export function methodNotAllowed(allow: string[]): RequestHandler {
 	return (_req, _res, next) => next(new ScimError(405, undefined, `This path accepts ${allow.join(', ')} only.`, { Allow: allow.join(', ') }));

@@ -12,6 +12,12 @@ import { deleteUser } from './delete';
 import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './discovery';
 import { methodNotAllowed, notImplemented, scimErrorHandler, scimNotFound } from './errors';
 import { getUser } from './get';
+import { createGroup } from './groups/create';
+import { deleteGroup } from './groups/delete';
+import { getGroup } from './groups/get';
+import { listGroups } from './groups/list';
+import { patchGroup } from './groups/patch';
+import { replaceGroup } from './groups/replace';
 import { createScimLimiter } from './limit';
 import { listUsers } from './list';
 import { patchUser } from './patch';
@@ -34,13 +40,16 @@ function guard(scope: Scope | 'any-key'): RequestHandler {
 const SCIM_TYPES = ['application/scim+json', 'application/json'];
 
 /** SCIM bodies come as application/scim+json (RFC 7644 §3.1) or, from Okta, application/json. */
-const body: RequestHandler[] = [
+const bodyOf = (limit: string): RequestHandler[] => [
 	(req, _res, next) => {
 		if (!req.is(SCIM_TYPES)) throw problems.unsupportedMediaType();
 		next();
 	},
-	express.json({ limit: '16kb', strict: true, type: SCIM_TYPES }),
+	express.json({ limit, strict: true, type: SCIM_TYPES }),
 ];
+const body = bodyOf('16kb');
+/** A Group's body may name 1,000 members (scim/groups/change.ts), each with its display and $ref. */
+const groupBody = bodyOf('512kb');
 
 type Methods = Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', RequestHandler[]>>;
 
@@ -58,6 +67,13 @@ const ROUTES: Record<string, Methods> = {
 		put: [guard('write:users'), ...body, replaceUser],
 		patch: [guard('write:users'), ...body, patchUser],
 		delete: [guard('write:users'), deleteUser],
+	},
+	'/Groups': { get: [guard('read:users'), listGroups], post: [guard('write:users'), ...groupBody, createGroup] },
+	'/Groups/:id': {
+		get: [guard('read:users'), getGroup],
+		put: [guard('write:users'), ...groupBody, replaceGroup],
+		patch: [guard('write:users'), ...groupBody, patchGroup],
+		delete: [guard('write:users'), deleteGroup],
 	},
 };
 
