@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'crypto';
 
 /** SPEC §12 and §15: deliveries older (or newer) than this are refused as stale. */
-export const TOLERANCE_SECONDS = 300;
+const TOLERANCE_SECONDS = 300;
 
 export type SignatureVerdict =
 	| { ok: true; timestamp: number; signature: string }

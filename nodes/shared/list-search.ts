@@ -49,7 +49,7 @@ const userResult = (user: IDataObject) => ({
 	value: String(user.id),
 });
 
-export async function searchUsers(
+async function searchUsers(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 	paginationToken?: string,
@@ -58,7 +58,7 @@ export async function searchUsers(
 }
 
 /** Users with the student role only: the ones that can be enrolled. */
-export async function searchStudents(
+async function searchStudents(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 	paginationToken?: string,
@@ -94,7 +94,7 @@ const ENROLLMENT_STATUS_WORDS: Record<string, string> = {
 	expired: 'expired',
 };
 
-export async function searchEnrollments(
+async function searchEnrollments(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 	paginationToken?: string,
@@ -112,7 +112,7 @@ function certificateStatus(certificate: IDataObject): string {
 	return Date.parse(expiresAt) > Date.now() ? `valid until ${expiresAt.slice(0, 10)}` : `expired ${expiresAt.slice(0, 10)}`;
 }
 
-export async function searchCertificates(
+async function searchCertificates(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 	paginationToken?: string,

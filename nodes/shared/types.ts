@@ -6,7 +6,7 @@ export interface LmsApiCredentials {
 	apiKey: string;
 }
 
-export interface LmsPagination {
+interface LmsPagination {
 	page: number;
 	per_page: number;
 	total: number;

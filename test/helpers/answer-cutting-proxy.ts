@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
  * It also counts every request a client sends, which is how the benchmarks count n8n's.
  */
 
-export interface ProxiedRequest {
+interface ProxiedRequest {
 	method: string;
 	/** Path and query, as sent. */
 	path: string;

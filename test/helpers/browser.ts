@@ -7,10 +7,10 @@ import { chromium, type Browser } from 'playwright-core';
  * through playwright-core. They never download a browser of their own, and they never skip:
  * a missing Chromium is a failure that says how to fix it.
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /** Screenshots taken by tests: kept as CI artifacts, ignored by git. */
-export const ARTIFACTS_DIR = join(__dirname, '..', '..', 'artifacts');
+const ARTIFACTS_DIR = join(__dirname, '..', '..', 'artifacts');
 
 const CHROMIUM_ARGS = [
 	'--headless',

@@ -34,10 +34,10 @@ export function testDialect(): TestDialect {
 export const onPostgres = <T extends jest.Describe | jest.It>(run: T): T =>
 	testDialect() === 'postgres' ? run : (((name: string, fn: () => void, timeout?: number) => run.skip(`${name} [needs PostgreSQL and Redis: npm run test:postgres]`, fn as never, timeout)) as unknown as T);
 
-export const useTestRedis = (): boolean => ['1', 'true', 'yes'].includes((process.env.TEST_REDIS ?? '').toLowerCase());
+const useTestRedis = (): boolean => ['1', 'true', 'yes'].includes((process.env.TEST_REDIS ?? '').toLowerCase());
 
 /** The server's base URL: a trailing slash, then the database name is appended. */
-export function postgresBaseUrl(): string {
+function postgresBaseUrl(): string {
 	const base = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/';
 	return base.endsWith('/') ? base : `${base}/`;
 }

@@ -46,7 +46,7 @@ import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-ma
 
 import { LmsApi } from '../../credentials/LmsApi.credentials';
 
-export const PACKAGE_NAME = 'n8n-nodes-lms';
+const PACKAGE_NAME = 'n8n-nodes-lms';
 
 export interface LmsTestCredentials {
 	baseUrl: string;
@@ -159,7 +159,7 @@ export function pinTypeVersion(version: number | undefined): void {
 }
 
 /** The version a new node gets in the editor: a versioned type's default, else the latest. */
-export function latestVersion(nodeType: AnyNodeType): number {
+function latestVersion(nodeType: AnyNodeType): number {
 	if ('nodeVersions' in nodeType) return nodeType.description.defaultVersion ?? nodeType.currentVersion;
 	const version = nodeType.description.version;
 	return Array.isArray(version) ? version[version.length - 1] : version;
@@ -426,6 +426,6 @@ export async function testCredential(credentials: Record<string, unknown>): Prom
  * manager) that would keep Jest alive after the tests. runNode, runPoll and testCredential stop
  * it after every run; call this after using n8n-core contexts directly.
  */
-export function releaseN8nResources(): void {
+function releaseN8nResources(): void {
 	if (Container.has(SSHClientsManager)) Container.get(SSHClientsManager).onShutdown();
 }

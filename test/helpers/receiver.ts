@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /** One request a receiver got, as it arrived. */
-export interface Received {
+interface Received {
 	at: number;
 	method: string;
 	path: string;
@@ -12,7 +12,7 @@ export interface Received {
 	remotePort: number;
 }
 
-export type Answer = (request: Received, res: ServerResponse) => void;
+type Answer = (request: Received, res: ServerResponse) => void;
 
 export interface Receiver {
 	url: string;

@@ -10,8 +10,6 @@ import { startServer } from '../../server/src/server';
 import { createTestDatabase, testRedisEnv, type TestDatabase, type TestDialect } from './database';
 import { waitUntil } from './wait';
 
-export type { DemoResult };
-
 export interface TestServer {
 	/** The origin, e.g. http://127.0.0.1:40123 (the nodes add /api/v1 themselves). */
 	baseUrl: string;
@@ -105,7 +103,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; seed
 	};
 }
 
-export interface RequestFilter {
+interface RequestFilter {
 	route?: string | RegExp;
 	method?: string;
 	status?: number;

@@ -13,7 +13,7 @@ const run = promisify(execFile);
 /** Node types of this package as n8n names them once it is installed as a community package. */
 export const LMS = (node: string) => `n8n-nodes-lms.${node}`;
 
-export interface NodeRun {
+interface NodeRun {
 	/** Items of the node's first output (json only). */
 	items: Array<Record<string, unknown>>;
 	/** Each of those items' pairedItem, as n8n recorded it. */

@@ -28,7 +28,7 @@ export interface RawReply {
 }
 
 /** Keep-alive, a few sockets: fast enough for thousands of requests, like a real client. */
-export const keepAliveAgent = new Agent({ keepAlive: true, maxSockets: 32 });
+const keepAliveAgent = new Agent({ keepAlive: true, maxSockets: 32 });
 
 export function send(baseUrl: string, req: RawRequest, agent: Agent = keepAliveAgent): Promise<RawReply> {
 	const url = new URL(baseUrl);
@@ -68,7 +68,7 @@ export function parseJson(text: string): unknown {
 }
 
 /** SPEC §4's members: what a client may rely on in every error. */
-export const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'code', 'request_id'] as const;
+const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'code', 'request_id'] as const;
 
 /** What is wrong with a reply that should be a problem document, or undefined when nothing is. */
 export function problemDefect(reply: RawReply, method: string): string | undefined {

@@ -3,7 +3,7 @@ import type { TestServer } from '../helpers/server';
 
 /** Calls for the SCIM suites: bodies go as application/scim+json unless the test says otherwise. */
 
-export const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';

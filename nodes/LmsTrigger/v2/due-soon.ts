@@ -53,7 +53,7 @@ function dueAtOf(enrollment: IDataObject): number | undefined {
 }
 
 /** The item: the enrollment as the list gives it, as for the feed's events, plus days_left. */
-export function dueSoonItem(enrollment: IDataObject, days: number, now: number): IDataObject {
+function dueSoonItem(enrollment: IDataObject, days: number, now: number): IDataObject {
 	const dueAt = dueAtOf(enrollment) ?? now;
 	return {
 		...eventItem({ type: ENROLLMENT_DUE_SOON, created_at: new Date(Math.min(now, dueAt - days * DAY_MS)).toISOString(), data: { object: enrollment } }),

@@ -5,7 +5,7 @@ import { LMS_EVENT_OPTIONS, LMS_EVENT_TYPES } from '../../shared/events';
 import { lmsLocator } from '../../shared/locators';
 
 /** The feed's event types (SPEC §11): every one of them, as LMS Instant Trigger offers them. */
-export const FEED_EVENTS = LMS_EVENT_TYPES;
+const FEED_EVENTS = LMS_EVENT_TYPES;
 
 export type FeedEventType = string;
 
@@ -17,18 +17,9 @@ export const ENROLLMENT_DUE_SOON = 'enrollment.due_soon';
 
 export const DEFAULT_DUE_DAYS_BEFORE = 7;
 
-export type TriggerEventType = FeedEventType | typeof CERTIFICATE_EXPIRING | typeof ENROLLMENT_DUE_SOON;
-
 export function isFeedEvent(type: string): type is FeedEventType {
 	return (FEED_EVENTS as readonly string[]).includes(type);
 }
-
-/** Events about enrollments or certificates: the course filter applies to them. */
-export const COURSE_EVENTS: TriggerEventType[] = [
-	...FEED_EVENTS.filter((type) => !type.startsWith('user.')),
-	CERTIFICATE_EXPIRING,
-	ENROLLMENT_DUE_SOON,
-];
 
 export const DEFAULT_DAYS_BEFORE = 30;
 

@@ -22,11 +22,11 @@ import type { DueCertificate, TriggerState } from './state';
 
 export const DAY_MS = 24 * 3_600_000;
 /** How far past now + N one list read schedules: one extra request a day. */
-export const LOOKAHEAD_MS = DAY_MS;
+const LOOKAHEAD_MS = DAY_MS;
 /** At most this many certificates wait in static data; beyond, the horizon is pulled back. */
-export const MAX_DUE = 200;
+const MAX_DUE = 200;
 /** A certificate.issued event is served within this long of its certificate being listed. */
-export const RECENT_MS = DAY_MS;
+const RECENT_MS = DAY_MS;
 
 export interface ExpiringSettings {
 	days: number;

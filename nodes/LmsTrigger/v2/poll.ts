@@ -10,13 +10,13 @@ import { DAY_MS, ExpiringSchedule, expiresAtOf, expiringItem, type ExpiringSetti
 import type { TriggerState } from './state';
 
 /** The feed's largest page. */
-export const EVENTS_PER_PAGE = 100;
+const EVENTS_PER_PAGE = 100;
 /**
  * At most this many feed pages per poll (10,000 events): a long catch-up or a first walk through
  * a busy feed is spread over several polls rather than holding the 100-per-minute limit that
  * every client behind this IP shares. The next poll carries on from where this one stopped.
  */
-export const MAX_PAGES_PER_POLL = 100;
+const MAX_PAGES_PER_POLL = 100;
 /**
  * The LMS keeps events at least 30 days. A cursor on an event of a rare type can grow old while
  * other events go by; past this age it is moved to the newest event of any type, so the LMS
@@ -43,7 +43,7 @@ export interface PollResult {
 }
 
 /** The types asked of the feed: the chosen ones, and certificate.issued for Certificate Expiring. */
-export function feedTypes(settings: TriggerSettings): string[] {
+function feedTypes(settings: TriggerSettings): string[] {
 	const types = new Set<string>(settings.events);
 	if (settings.expiring) types.add('certificate.issued');
 	return [...types].sort();

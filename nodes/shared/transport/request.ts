@@ -25,7 +25,7 @@ export const LMS_CREDENTIAL_TYPE = 'lmsApi';
 export const MAX_ATTEMPTS = 5;
 export const MAX_RETRY_WAIT_SECONDS = 65;
 /** Used when a 429 comes without a usable Retry-After (a proxy's, not the LMS's). */
-export const FALLBACK_RETRY_WAIT_SECONDS = 15;
+const FALLBACK_RETRY_WAIT_SECONDS = 15;
 
 export type LmsFunctions = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
 
@@ -64,7 +64,7 @@ export function retryAfterSeconds(error: unknown, now = Date.now()): number | un
  * request with its Idempotency-Key (409 idempotency_key_in_use: a retry that came too early);
  * the second try gets the first request's answer. Undefined for any other failure.
  */
-export function inUseWaitSeconds(error: unknown): number | undefined {
+function inUseWaitSeconds(error: unknown): number | undefined {
 	const failure = httpFailureOf(error);
 	if (failure.status !== 409 || failure.problem?.code !== 'idempotency_key_in_use') return undefined;
 	const header = Number(headerValue(failure.headers, 'retry-after'));

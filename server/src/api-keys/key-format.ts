@@ -8,7 +8,7 @@ import { BASE62, randomBase62 } from '../common/ids';
  * after GitHub's token format: the prefix makes leaked keys easy to scan for, and the
  * checksum lets the server reject a mistyped or made-up key without touching the database.
  */
-export const KEY_PREFIX = 'lms_';
+const KEY_PREFIX = 'lms_';
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 const KEY_PATTERN = /^lms_[0-9A-Za-z]{38}$/;

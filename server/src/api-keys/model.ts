@@ -17,7 +17,7 @@ export function scopeList(scopes: string): Scope[] {
 	return scopes.split(' ').filter(Boolean) as Scope[];
 }
 
-export const KEY_STATUSES = ['active', 'rotated', 'revoked'] as const;
+const KEY_STATUSES = ['active', 'rotated', 'revoked'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 /** An API key as stored: a SHA-256 digest of the secret, never the secret itself. */
@@ -85,7 +85,7 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 	}
 }
 
-export const AUDIT_ACTIONS = [
+const AUDIT_ACTIONS = [
 	'key.created',
 	'key.rotated',
 	'key.revoked',

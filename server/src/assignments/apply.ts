@@ -9,7 +9,7 @@ import { assignedCourse, MEMBERS_AFTER, NEXT_UNAPPLIED, type Unapplied } from '.
  * lock and PostgreSQL's row locks, and how long the feed holds back behind it, as the overdue
  * sweep's batch does.
  */
-export const APPLY_BATCH = 500;
+const APPLY_BATCH = 500;
 
 /** How often each instance looks for assignments to apply (a read of a partial index that is empty when there are none). */
 export const APPLY_EVERY_MS = 1000;
@@ -22,7 +22,7 @@ export const APPLY_EVERY_MS = 1000;
  * (NEXT_UNAPPLIED) keeps two instances off the same assignment, and the (student, course) unique
  * index would refuse a second enrollment anyway. Returns false when nothing is left to apply.
  */
-export async function applyBatch(batch = APPLY_BATCH): Promise<boolean> {
+async function applyBatch(batch = APPLY_BATCH): Promise<boolean> {
 	const db = database();
 	return writeTransaction(db, async (transaction) => {
 		const [assignment] = await db.rows<Unapplied>(NEXT_UNAPPLIED(db), [], transaction);

@@ -36,7 +36,7 @@ export const ASSIGNMENTS: Table<AssignmentRow> = {
 const DAY_MS = 86_400_000;
 
 /** The deadline an assignment gives: its creation + due_in_days; none when null. */
-export function dueAtOf(createdAt: Timestamp, dueInDays: number | null): Date | null {
+function dueAtOf(createdAt: Timestamp, dueInDays: number | null): Date | null {
 	return dueInDays === null ? null : new Date(new Date(createdAt).getTime() + Number(dueInDays) * DAY_MS);
 }
 

@@ -6,7 +6,7 @@ import { withDatabase } from './context';
 import { CliError, printLines } from './output';
 
 /** `10s`, `500ms`, `2m` or plain seconds → milliseconds (at least 100 ms). */
-export function parseInterval(value: string): number {
+function parseInterval(value: string): number {
 	const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
 	const ms = match ? Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm'] : NaN;
 	if (!(ms >= 100 && ms <= 86_400_000)) throw new CliError(`--every must be a duration such as 10s, 500ms or 2m (100ms to 24h), not "${value}".`);

@@ -4,7 +4,7 @@ import { newId } from '../common/ids';
 import { indexRecords, wordSuffixes } from '../search/words';
 import type { Organization } from '../organizations/model';
 
-export const COURSE_STATUSES = ['draft', 'published'] as const;
+const COURSE_STATUSES = ['draft', 'published'] as const;
 export type CourseStatus = (typeof COURSE_STATUSES)[number];
 
 export class Course extends Model<InferAttributes<Course>, InferCreationAttributes<Course>> {

@@ -19,4 +19,4 @@ export function initModels(sequelize: Sequelize): void {
 	}
 }
 
-export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, IdempotencyKey, OneTimeKeyRow, Organization, SignInAttempt, User, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint };
+export { ApiKey, AuditEvent, Certificate, Course, Enrollment, Event, IdempotencyKey, Organization, User, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint };

@@ -1,6 +1,6 @@
 import type { Plan } from '../organizations/model';
 
-export interface DemoCourse {
+interface DemoCourse {
 	title: string;
 	description: string;
 	/** Compliance certificates lapse (days after issue); skills certificates do not (null). */

@@ -40,7 +40,7 @@ const isDraft = (courseIndex: number) => courseIndex % 4 === 3;
 
 
 /** Names of the demo organizations that already exist; seeding refuses when there are any. */
-export async function existingDemoOrganizations(): Promise<string[]> {
+async function existingDemoOrganizations(): Promise<string[]> {
 	const found = await Organization.findAll({ where: { slug: DEMO_SLUGS }, attributes: ['slug'] });
 	return found.map((o) => o.slug);
 }

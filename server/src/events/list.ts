@@ -8,8 +8,8 @@ import { integerParam, parseQuery, type QuerySchema } from '../http/validate';
 import { EVENT_ID, eventJson, readFeed } from './feed';
 import { EVENT_SCOPES, EVENT_TYPES, scopeOf, TYPE_PREFIXES, typesNamedBy, typesVisibleTo, type EventType } from './types';
 
-export const DEFAULT_EVENT_LIMIT = 50;
-export const MAX_EVENT_LIMIT = 100;
+const DEFAULT_EVENT_LIMIT = 50;
+const MAX_EVENT_LIMIT = 100;
 
 const TYPE_LIST = `one or more of ${[...EVENT_TYPES, ...TYPE_PREFIXES].join(', ')}, separated by commas`;
 

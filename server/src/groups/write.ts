@@ -17,7 +17,7 @@ export interface GroupFields {
 	externalId: string | null;
 }
 
-export const GROUP_NAME_MAX = 200;
+const GROUP_NAME_MAX = 200;
 export const GROUP_DESCRIPTION_MAX = 1000;
 
 /** The fields' rules, for every door (the API's schemas say the same first: groups/fields.ts). */

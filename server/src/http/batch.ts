@@ -15,7 +15,7 @@ import { parseBody } from './validate';
 
 export const MAX_BATCH_ITEMS = 100;
 
-export interface BatchItem {
+interface BatchItem {
 	index: number;
 	status: number;
 	body: unknown;

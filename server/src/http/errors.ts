@@ -26,7 +26,7 @@ export function problemBody(problem: Problem, requestId: string): Record<string,
 }
 
 /** Written by hand so the media type is exactly `application/problem+json` (JSON is UTF-8). */
-export function sendProblem(res: Response, problem: Problem): void {
+function sendProblem(res: Response, problem: Problem): void {
 	const body = Buffer.from(JSON.stringify(problemBody(problem, requestIdOf(res.req))));
 	res.status(problem.status);
 	for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);

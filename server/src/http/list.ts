@@ -15,8 +15,8 @@ import { integerParam, parseQuery, type QuerySchema } from './validate';
  * is made in db/table.ts.
  */
 
-export const DEFAULT_PER_PAGE = 50;
-export const MAX_PER_PAGE = 100;
+const DEFAULT_PER_PAGE = 50;
+const MAX_PER_PAGE = 100;
 const MAX_PAGE = 2_147_483_647;
 
 export interface ListDefinition<R, F extends Record<string, string>> {
@@ -78,7 +78,7 @@ interface Page {
 }
 
 /** `first`, `prev`, `next`, `last` (those that exist), absolute, keeping the caller's filters. */
-export function linkHeader(req: Request, filters: Record<string, string>, { page, perPage }: Page, total: number): string {
+function linkHeader(req: Request, filters: Record<string, string>, { page, perPage }: Page, total: number): string {
 	const last = Math.max(1, Math.ceil(total / perPage));
 	const base = `${req.protocol}://${req.get('host')}${req.baseUrl}${req.path}`;
 	const url = (p: number) => {

@@ -141,7 +141,7 @@ function redisLimitStore(url: string, prefix: string, logger: Logger): LimitStor
 }
 
 /** The server refuses to start without the shared store it was told to use. */
-export class LimitStoreUnavailableError extends Error {
+class LimitStoreUnavailableError extends Error {
 	/** Checked by `code`, as the socket errors are, so the CLI need not load the web layer. */
 	readonly code = 'LIMIT_STORE_UNAVAILABLE';
 }

@@ -8,7 +8,7 @@ import { throttled } from '../metrics/registry';
 import type { LimitStore } from './rate-limit-store';
 
 /** /scim/v2 and below, in any case (Express routes paths ignoring case). */
-export const isScimPath = (path: string) => /^\/scim\/v2(\/|$)/i.test(path);
+const isScimPath = (path: string) => /^\/scim\/v2(\/|$)/i.test(path);
 
 /**
  * The per-IP limit over all traffic but SCIM's (health checks are mounted before it), express-rate-limit's

@@ -14,7 +14,7 @@ import { BATCH_BODY_LIMIT, BODY_LIMIT, jsonBodyOf } from './json-body';
  * scope check in front, and a 405 for other methods. Writes (POST, PATCH) are WriteOperations:
  * mounting adds the JSON body and the Idempotency-Key to each of them.
  */
-export interface Operation {
+interface Operation {
 	/**
 	 * Omitted for public operations (the OpenAPI document). `by-handler`: a key is required and
 	 * the handler decides what its scopes allow (the event feed: one scope per event type).
@@ -28,7 +28,7 @@ export interface Operation {
  * A POST or PATCH: a JSON body, and an answer returned rather than sent (http/answer.ts), so that
  * it can be kept for an Idempotency-Key and reused by a batch.
  */
-export interface WriteOperation {
+interface WriteOperation {
 	scope: Scope;
 	write: WriteHandler;
 	/** Largest body taken; BODY_LIMIT (16 KiB) unless set (a batch takes more). */

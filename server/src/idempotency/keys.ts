@@ -15,14 +15,14 @@ import { IdempotencyKey } from './model';
  */
 
 /** How long a key and its first answer are kept. */
-export const KEEP_MS = 24 * 3_600_000;
+const KEEP_MS = 24 * 3_600_000;
 
 /**
  * How long a claim holds without an answer. A request that is still running after this is
  * taken to belong to a process that died (a graceful stop lets requests finish), and the key
  * may be claimed again. Far above any write's time: a batch of 100 takes about a second.
  */
-export const CLAIM_MS = 60_000;
+const CLAIM_MS = 60_000;
 
 /** What a request is, for telling a retry from another request under the same key. */
 export interface KeyedRequest {

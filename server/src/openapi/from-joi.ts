@@ -19,7 +19,7 @@ import type { QuerySchema } from '../http/validate';
 export type JsonSchema = Record<string, unknown>;
 
 /** One JSON Schema meta for what a rule checks in code (`.meta({ openapi: { format: 'date-time' } })`). */
-export interface OpenApiMeta {
+interface OpenApiMeta {
 	openapi: JsonSchema;
 }
 

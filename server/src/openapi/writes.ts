@@ -21,7 +21,7 @@ interface Operation {
 
 type MakeProblem = (description: string, status: number, codes: string[], headers?: Record<string, object>) => Response;
 
-export const idempotencyKeyParameter = {
+const idempotencyKeyParameter = {
 	name: 'Idempotency-Key',
 	in: 'header',
 	required: false,

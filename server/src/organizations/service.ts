@@ -7,7 +7,7 @@ import { Organization, PLANS, type Plan } from './model';
 /** Lower-case letters, digits and inner hyphens: safe in URLs, e-mail domains and shells. */
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export function normalisePlan(plan: unknown): Plan {
+function normalisePlan(plan: unknown): Plan {
 	if (typeof plan === 'string' && (PLANS as readonly string[]).includes(plan)) return plan as Plan;
 	throw new RuleError('invalid_plan', `Unknown plan ${JSON.stringify(plan ?? '')}: choose from ${PLANS.join(', ')}.`);
 }

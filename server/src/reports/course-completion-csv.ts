@@ -2,7 +2,7 @@ import type { CourseCompletionRow } from './course-completion';
 import { csvLines } from './csv';
 
 /** The CSV's columns, the JSON's fields in order with the certificate counts flattened. */
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
 	'course_id',
 	'title',
 	'enrolled',

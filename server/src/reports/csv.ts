@@ -4,7 +4,7 @@
  * =, +, -, @, a tab or a carriage return: a course title is anyone's text) gets a leading `'`, so
  * opening the auditor's file never runs anything (OWASP's CSV injection advice).
  */
-export function csvField(value: string | number): string {
+function csvField(value: string | number): string {
 	if (typeof value === 'number') return String(value);
 	const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 	return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -4,8 +4,8 @@ import SCIMMY from 'scimmy';
 import type { Problem } from '../common/problem';
 import { errorHandlerOf, knownProblem } from '../http/errors';
 
-export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
-export const SCIM_JSON = 'application/scim+json; charset=utf-8';
+const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const SCIM_JSON = 'application/scim+json; charset=utf-8';
 
 /** RFC 7644 §3.12's detail keywords. */
 export type ScimType = 'uniqueness' | 'tooMany' | 'invalidFilter' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers' | 'sensitive';
@@ -66,7 +66,7 @@ function fromProblem(problem: Problem): ScimError {
  * (authentication, scope, rate limit, a taken e-mail, a body that cannot be read) with their
  * status and sentence; anything else is a bug, answered 500 with nothing from inside.
  */
-export function scimErrorOf(err: unknown): ScimError | undefined {
+function scimErrorOf(err: unknown): ScimError | undefined {
 	if (err instanceof ScimError) return err;
 	if (err instanceof SCIMMY.Types.Error) {
 		const e = err;
@@ -86,7 +86,7 @@ export function sendScim(res: Response, status: number, body: unknown, headers: 
 	res.end(res.req.method === 'HEAD' ? undefined : text);
 }
 
-export function sendScimError(res: Response, error: ScimError): void {
+function sendScimError(res: Response, error: ScimError): void {
 	const body = { schemas: [ERROR_SCHEMA], status: String(error.status), ...(error.scimType ? { scimType: error.scimType } : {}), detail: error.detail };
 	sendScim(res, error.status, body, error.headers);
 }

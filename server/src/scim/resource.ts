@@ -14,7 +14,7 @@ export function scimBase(req: Request): string {
  * and the rest the given name ("Grace Brewster Hopper" → "Grace Brewster" + "Hopper"), which
  * reads back what Okta and Entra send for the common case of a one-word family name.
  */
-export function nameParts(name: string): { givenName: string; familyName?: string } {
+function nameParts(name: string): { givenName: string; familyName?: string } {
 	const cut = name.lastIndexOf(' ');
 	return cut <= 0 ? { givenName: name } : { givenName: name.slice(0, cut), familyName: name.slice(cut + 1) };
 }

@@ -24,7 +24,7 @@ import { patchUser } from './patch';
 import { replaceUser } from './replace';
 
 /** SCIM 2.0 (RFC 7643, 7644) for identity providers: SPEC §16. */
-export const SCIM_PREFIX = '/scim/v2';
+const SCIM_PREFIX = '/scim/v2';
 
 /**
  * The same keys as /api/v1, checked the same way (http/auth.ts): reads need read:users, writes

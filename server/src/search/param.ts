@@ -1,6 +1,6 @@
 import Joi from 'joi';
 
-export const SEARCH_MAX_LENGTH = 100;
+const SEARCH_MAX_LENGTH = 100;
 
 /** `search`: 1 to 100 characters, matched as a prefix (search/words.ts). */
 export const searchParam = () =>

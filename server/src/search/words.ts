@@ -34,7 +34,7 @@ export function wordSuffixes(text: string): string[] {
  * (SQLite's BINARY and PostgreSQL's "C" collation on UTF-8 both compare that way); null when
  * there is none (only U+10FFFF characters).
  */
-export function nextPrefix(prefix: string): string | null {
+function nextPrefix(prefix: string): string | null {
 	const points = Array.from(prefix).map((c) => c.codePointAt(0)!);
 	while (points.length > 0) {
 		const last = points.pop()!;

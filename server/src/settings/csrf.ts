@@ -12,7 +12,7 @@ import { cookieValues } from './session';
  * a cookie of its own, scoped to /login, and the form echoes it back (a double-submit cookie).
  * A forged cross-site POST carries the cookie but cannot read it to put it in the form.
  */
-export const CSRF_COOKIE = 'lms.csrf';
+const CSRF_COOKIE = 'lms.csrf';
 const COOKIE_PATH = '/login';
 const TOKEN_BYTES = 32;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -36,7 +36,7 @@ declare global {
 }
 
 /** What the error page recognises: "This form has expired". */
-export class CsrfError extends Error {
+class CsrfError extends Error {
 	readonly code = 'EBADCSRFTOKEN';
 	readonly status = 403;
 	constructor() {
@@ -66,7 +66,7 @@ function expectedToken(req: Request): string | undefined {
 }
 
 /** Equal-length buffers compared in constant time: the answer's timing says nothing about the token. */
-export function sameToken(received: unknown, expected: string | undefined): boolean {
+function sameToken(received: unknown, expected: string | undefined): boolean {
 	if (typeof received !== 'string' || !expected) return false;
 	const a = Buffer.from(received, 'utf8');
 	const b = Buffer.from(expected, 'utf8');

@@ -14,7 +14,7 @@ import { OneTimeKeyRow } from './one-time-key-model';
  * read the same session, so the session alone could not make "once" atomic. An unread one
  * expires quickly.
  */
-export interface OneTimeKey {
+interface OneTimeKey {
 	keyId: string;
 	label: string;
 	scopes: Scope[];

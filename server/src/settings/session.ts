@@ -7,7 +7,7 @@ import type { Database } from '../db';
 export const SESSION_COOKIE = 'lms.sid';
 const SESSION_HOURS = 8;
 
-export interface Notice {
+interface Notice {
 	kind: 'success' | 'error';
 	text: string;
 }

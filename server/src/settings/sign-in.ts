@@ -13,7 +13,7 @@ import { safeNext, textField } from './viewer';
 import type { Views } from './views';
 
 /** The same words whether the email is unknown or the password wrong. */
-export const SIGN_IN_FAILED = 'Email or password is incorrect.';
+const SIGN_IN_FAILED = 'Email or password is incorrect.';
 
 function regenerate(req: Request): Promise<void> {
 	return new Promise((resolve, reject) => req.session.regenerate((err?: Error) => (err ? reject(err) : resolve())));

@@ -5,14 +5,14 @@ import type { Request, Response } from 'express';
 import { saveSession } from './session';
 
 /** Templates and assets sit next to the compiled code (the build copies them into dist/). */
-export const VIEWS_DIR = join(__dirname, 'views');
+const VIEWS_DIR = join(__dirname, 'views');
 export const ASSETS_DIR = join(__dirname, 'assets');
 export const ASSETS_PATH = '/settings/assets';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** "3 Mar 2025, 14:05 UTC": unambiguous for every reader, whatever their locale. */
-export function formatDate(value: Date | string | null | undefined): string {
+function formatDate(value: Date | string | null | undefined): string {
 	if (!value) return '';
 	const d = new Date(value);
 	const pad = (n: number) => String(n).padStart(2, '0');

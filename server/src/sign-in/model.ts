@@ -7,7 +7,7 @@ import { newId } from '../common/ids';
  * guesses cannot all slip in under them), then `failed` or `succeeded`; `throttled` when the
  * limits refused it before any check.
  */
-export const SIGN_IN_OUTCOMES = ['pending', 'failed', 'succeeded', 'throttled'] as const;
+const SIGN_IN_OUTCOMES = ['pending', 'failed', 'succeeded', 'throttled'] as const;
 export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number];
 
 /** One sign-in attempt: the audit log of sign-ins and what the throttle counts. Never the password. */

@@ -27,10 +27,10 @@ import { LOCK_KEY } from './queries';
  * and pending ones count: concurrent guesses cannot all pass the check before any of them is
  * recorded.
  */
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
-export const MAX_FAILURES_PER_ACCOUNT = 10;
-export const MAX_FAILURES_PER_IP = 20;
-export const MAX_FAILURES_PER_DEVICE = 10;
+const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+const MAX_FAILURES_PER_ACCOUNT = 10;
+const MAX_FAILURES_PER_IP = 20;
+const MAX_FAILURES_PER_DEVICE = 10;
 
 const COUNTED = ['pending', 'failed'];
 
@@ -66,7 +66,7 @@ export interface SignInOrigin {
 }
 
 /** The key of the per-IP count: the IPv4 address, or the IPv6 /56 prefix. */
-export function signInClient(ip: string): string {
+function signInClient(ip: string): string {
 	return ipKeyGenerator(ip).slice(0, 64);
 }
 

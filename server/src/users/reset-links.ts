@@ -17,7 +17,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 /** Only the digest is stored: a copy of the database opens no account. */
 const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
-export const LINK_USED = 'This reset link has expired or was already used. Ask the operator for a new one (lms-server users reset-link).';
+const LINK_USED = 'This reset link has expired or was already used. Ask the operator for a new one (lms-server users reset-link).';
 
 /**
  * A one-time link for the operator to hand to someone who lost their password: valid

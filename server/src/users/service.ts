@@ -76,7 +76,7 @@ export function checkExternalId(value: unknown): string | null {
  * (migration 0013), so of concurrent identical creates one insert wins and the others land here
  * and name the winner.
  */
-export async function takenBy(organizationId: string, email: string, externalId: string | null, exceptId?: string): Promise<RuleError | undefined> {
+async function takenBy(organizationId: string, email: string, externalId: string | null, exceptId?: string): Promise<RuleError | undefined> {
 	const others = exceptId === undefined ? {} : { id: { [Op.ne]: exceptId } };
 	const byEmail = await User.findOne({ where: { organizationId, emailLower: email.toLowerCase(), ...others }, attributes: ['id'] });
 	if (byEmail) {

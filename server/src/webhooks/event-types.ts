@@ -7,7 +7,7 @@ export const WEBHOOK_EVENT_TYPES = EVENT_TYPES;
 export const ALL_EVENTS = '*';
 
 /** True when an endpoint subscribed to `events` wants an event of `type`. */
-export function subscribes(events: readonly string[], type: string): boolean {
+function subscribes(events: readonly string[], type: string): boolean {
 	return events.includes(ALL_EVENTS) || events.includes(type);
 }
 

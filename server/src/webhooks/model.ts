@@ -3,8 +3,7 @@ import { DataTypes, Model, type CreationOptional, type InferAttributes, type Inf
 import { newId } from '../common/ids';
 
 /** `deleted` is never shown: the row stays (with its delivery log) until retention removes it. */
-export const ENDPOINT_STATUSES = ['enabled', 'disabled', 'deleted'] as const;
-export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
+export type EndpointStatus = 'enabled' | 'disabled' | 'deleted';
 
 /** Where the LMS posts events for one organization (SPEC §12). */
 export class WebhookEndpoint extends Model<InferAttributes<WebhookEndpoint>, InferCreationAttributes<WebhookEndpoint>> {

@@ -37,7 +37,7 @@ const dueRows = (db: Database) => {
  * index could not be used. SQLite has no LATERAL: a correlated IN per endpoint, whose LIMIT
  * cannot name the endpoint, so the cap is cut by rank after it.
  */
-export function candidates(db: Database, caps: { endpoint: number; organization: number }): string {
+function candidates(db: Database, caps: { endpoint: number; organization: number }): string {
 	const left = (map: string, column: string, cap: number) =>
 		db.dialect === 'postgres'
 			? `COALESCE((${map}::jsonb ->> ${column})::int, ${cap})`

@@ -8,7 +8,7 @@ import { sealSecret } from './secrets';
 import { auditEndpoint, findEndpoint, scopeOf, SECRET_PREFIX } from './service';
 
 /** SPEC §19: after a rotation the old secret keeps signing beside the new one for this long. */
-export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
+const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 
 export interface RotatedSecret {
 	endpoint: WebhookEndpoint;

@@ -2,7 +2,7 @@
  * Retry delays after a failed attempt, as multiples of the base (1 min by default): about
  * 1 min, 5 min, 30 min, 2 h, 8 h and 24 h (SPEC §12), so seven attempts over ~35 hours.
  */
-export const RETRY_MULTIPLES = [1, 5, 30, 120, 480, 1440] as const;
+const RETRY_MULTIPLES = [1, 5, 30, 120, 480, 1440] as const;
 
 export const MAX_ATTEMPTS = RETRY_MULTIPLES.length + 1;
 

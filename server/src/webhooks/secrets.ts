@@ -22,7 +22,7 @@ const PLAINTEXT = 'whsec_';
 
 const sealers = new WeakMap<readonly string[], Sealer>();
 
-export function secretSealer(config: Pick<WebhookConfig, 'sealingSecrets'>): Sealer {
+function secretSealer(config: Pick<WebhookConfig, 'sealingSecrets'>): Sealer {
 	let sealer = sealers.get(config.sealingSecrets);
 	if (!sealer) {
 		sealer = new Sealer(LABEL, config.sealingSecrets);

@@ -19,7 +19,7 @@ export const MAX_ENDPOINTS = 20;
 
 export const SECRET_PREFIX = 'whsec_';
 
-export class TooManyEndpointsError extends RuleError {
+class TooManyEndpointsError extends RuleError {
 	constructor() {
 		super('too_many_endpoints', `An organization can have at most ${MAX_ENDPOINTS} webhook endpoints. Delete one you no longer use first.`);
 		this.name = 'TooManyEndpointsError';
@@ -122,7 +122,7 @@ export function ownedBy(caller: { apiKey: { id: string }; organization: { id: st
 }
 
 /** The condition of EndpointsOf on webhook_endpoints. */
-export function endpointsWhere(of: EndpointsOf): { organizationId?: string; apiKeyId?: string } {
+function endpointsWhere(of: EndpointsOf): { organizationId?: string; apiKeyId?: string } {
 	if (of === undefined) return {};
 	if (typeof of === 'string') return { organizationId: of };
 	return { organizationId: of.organizationId, apiKeyId: of.ownerKeyId };

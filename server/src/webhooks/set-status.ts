@@ -6,7 +6,7 @@ import { writeTransaction } from '../db/write-transaction';
 import { WebhookEndpoint } from './model';
 import { auditEndpoint, findEndpoint } from './service';
 
-export class EndpointKeyInactiveError extends RuleError {
+class EndpointKeyInactiveError extends RuleError {
 	constructor(endpointId: string) {
 		super(
 			'endpoint_key_inactive',

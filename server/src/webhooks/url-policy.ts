@@ -117,7 +117,7 @@ export interface DnsOptions {
 }
 
 /** `host:port` as WEBHOOK_ALLOWED_HOSTS and the check compare it: lower case, an IP in its canonical form, no brackets. */
-export function destinationKey(host: string, port: number): string {
+function destinationKey(host: string, port: number): string {
 	const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
 	return `${ipaddr.isValid(bare) ? ipaddr.parse(bare).toString() : bare}:${port}`;
 }
@@ -150,7 +150,7 @@ export interface DeliveryTarget {
 }
 
 /** Refuses anything that is not an absolute http(s) URL; returns it parsed. */
-export function parseWebhookUrl(raw: string): URL {
+function parseWebhookUrl(raw: string): URL {
 	let url: URL;
 	try {
 		url = new URL(raw);
