@@ -32,7 +32,7 @@ export const groupColumns = (db: Database) =>
 	`id, name, description, external_id AS "externalId", member_count AS "memberCount", ${db.isoText('created_at')} AS "createdAt", ${db.isoText('updated_at')} AS "updatedAt"`;
 
 /** The elements of a JSON array parameter as rows of one column, `value`. */
-const elements = (db: Database, param: string) =>
+export const elements = (db: Database, param: string) =>
 	db.dialect === 'postgres' ? `SELECT value FROM json_array_elements_text(${param}::json) AS value` : `SELECT value FROM json_each(${param})`;
 
 /**
