@@ -26,6 +26,13 @@ export interface Config {
 	logLevel: string;
 	sessionSecret: string;
 	production: boolean;
+	/**
+	 * PUBLIC_URL: the server's address as its users reach it (scheme, host, optional port and path
+	 * prefix, no trailing slash). Every absolute link (list and feed `Link` headers, SCIM
+	 * `meta.location` and `Location`, the Settings page's Base URL, the CLI's reset links) starts
+	 * with it when set, never with the request's Host header, which any client can forge.
+	 */
+	publicUrl?: string;
 	/** Events are kept at least this many days (SPEC §11), then removed. */
 	eventRetentionDays: number;
 	/** How often each instance looks for deadlines that have passed (SPEC §17: told within a minute). */
@@ -84,6 +91,7 @@ interface Environment {
 	LOG_LEVEL: Config['logLevel'];
 	SESSION_SECRET?: string;
 	NODE_ENV?: string;
+	PUBLIC_URL?: string;
 	WEBHOOK_ALLOW_PRIVATE: 'true' | 'false';
 	WEBHOOK_ALLOWED_HOSTS?: string;
 	SEALING_SECRET?: string;
@@ -132,6 +140,12 @@ const schema = Joi.object<Environment>({
 		.default('info'),
 	SESSION_SECRET: Joi.string().min(32).empty('').optional(),
 	NODE_ENV: Joi.string().empty('').optional(),
+	PUBLIC_URL: Joi.string()
+		.uri({ scheme: ['http', 'https'] })
+		.pattern(/^[^?#]*$/)
+		.message('must be an http:// or https:// URL without query or fragment, e.g. https://lms.example.com')
+		.empty('')
+		.optional(),
 	WEBHOOK_ALLOW_PRIVATE: Joi.string().valid('true', 'false').empty('').default('false'),
 	WEBHOOK_ALLOWED_HOSTS: Joi.string().max(4000).empty('').optional(),
 	SEALING_SECRET: Joi.string().min(32).empty('').optional(),
@@ -227,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 		// Outside production an ephemeral secret is fine: sessions simply end with the process.
 		sessionSecret: value.SESSION_SECRET ?? randomBytes(32).toString('hex'),
 		production,
+		publicUrl: value.PUBLIC_URL?.replace(/\/+$/, ''),
 		eventRetentionDays: value.EVENT_RETENTION_DAYS,
 		metricsToken: value.METRICS_TOKEN,
 		metricsPort: value.METRICS_PORT,

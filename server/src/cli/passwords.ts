@@ -12,6 +12,7 @@ const OPERATOR = { actor: { kind: 'cli' } as const, origin: {} };
 
 /** Where a person's browser reaches the server: the address it listens on (all interfaces: localhost). */
 function pagesOrigin(config: Config): string {
+	if (config.publicUrl) return config.publicUrl;
 	const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
 	return `http://${host}:${config.port}`;
 }

@@ -4,6 +4,7 @@ import Joi from 'joi';
 import type { Scope } from '../api-keys/model';
 import { problems } from '../common/problem';
 import { callerOf } from '../http/auth';
+import { publicOrigin } from '../http/public-url';
 import { integerParam, parseQuery, type QuerySchema } from '../http/validate';
 import { EVENT_ID, eventJson, readFeed } from './feed';
 import { EVENT_SCOPES, EVENT_TYPES, scopeOf, TYPE_PREFIXES, typesNamedBy, typesVisibleTo, type EventType } from './types';
@@ -55,7 +56,7 @@ export const listEvents: RequestHandler = async (req, res) => {
 	const { rows, hasMore } = await readFeed({ organizationId: caller.organization.id, after, types, limit });
 	if (hasMore) {
 		const query = new URLSearchParams({ ...(req.query as Record<string, string>), after: rows[rows.length - 1].id });
-		res.setHeader('Link', `<${req.protocol}://${req.get('host')}${req.baseUrl}${req.path}?${query.toString()}>; rel="next"`);
+		res.setHeader('Link', `<${publicOrigin(req)}${req.baseUrl}${req.path}?${query.toString()}>; rel="next"`);
 	}
 	res.type('application/json').send(`{"data":[${rows.map(eventJson).join(',')}],"has_more":${hasMore}}`);
 };

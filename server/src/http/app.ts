@@ -48,6 +48,7 @@ export function createApp(deps: AppDeps, opts: AppOptions = {}): express.Applica
 		logger,
 	});
 	app.locals.limitStore = limitStore;
+	app.locals.publicUrl = config.publicUrl;
 
 	app.use(requestId);
 	app.use(httpLogger(logger));

@@ -7,6 +7,7 @@ import { Where } from '../db/where';
 import type { SearchRead } from '../search/pages';
 import type { Caller } from '../api-keys/authenticate';
 import { callerOf } from './auth';
+import { publicOrigin } from './public-url';
 import { integerParam, parseQuery, type QuerySchema } from './validate';
 
 /**
@@ -80,7 +81,7 @@ interface Page {
 /** `first`, `prev`, `next`, `last` (those that exist), absolute, keeping the caller's filters. */
 function linkHeader(req: Request, filters: Record<string, string>, { page, perPage }: Page, total: number): string {
 	const last = Math.max(1, Math.ceil(total / perPage));
-	const base = `${req.protocol}://${req.get('host')}${req.baseUrl}${req.path}`;
+	const base = `${publicOrigin(req)}${req.baseUrl}${req.path}`;
 	const url = (p: number) => {
 		const query = new URLSearchParams({ ...filters, page: String(p), per_page: String(perPage) });
 		return `<${base}?${query.toString()}>`;

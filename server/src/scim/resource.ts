@@ -1,12 +1,13 @@
 import type { Request } from 'express';
 
 import { epochMs, iso } from '../common/time';
+import { publicOrigin } from '../http/public-url';
 import type { UserRow } from '../users/queries';
 import { USER_SCHEMA, type UserResource } from './schema';
 
-/** Where /scim/v2 is, as the client reached it (behind a trusted proxy, its scheme and host). */
+/** Where /scim/v2 is: under PUBLIC_URL when set, else as the client reached it. */
 export function scimBase(req: Request): string {
-	return `${req.protocol}://${req.get('host')}/scim/v2`;
+	return `${publicOrigin(req)}/scim/v2`;
 }
 
 /**

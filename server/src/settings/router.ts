@@ -3,6 +3,7 @@ import helmet from 'helmet';
 
 import { superAdminsOf } from '../users/super-admins';
 import type { AppDeps } from '../http/deps';
+import { publicOrigin } from '../http/public-url';
 import { apiKeyPages } from './api-keys-pages';
 import { csrfProtection } from './csrf';
 import { webhookPages } from './webhooks-pages';
@@ -87,7 +88,7 @@ export function createSettingsRouter(deps: AppDeps): Router {
 		const viewer = res.locals.viewer!;
 		await views.render(req, res, 'settings.njk', {
 			// What the n8n credential's Base URL field needs: this server as the browser reached it.
-			apiBaseUrl: `${req.protocol}://${req.get('host') ?? ''}`,
+			apiBaseUrl: publicOrigin(req),
 			docsUrl: DOCS_URL,
 			superAdmins: viewer.isSuperAdmin ? [] : await superAdminsOf(viewer.organization.id),
 		});
