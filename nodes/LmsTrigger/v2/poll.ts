@@ -53,10 +53,11 @@ function courseMatches(settings: TriggerSettings, object: IDataObject): boolean 
 	return !settings.courseId || object.course_id === settings.courseId;
 }
 
-/** Whether an event of a chosen type passes the filters (course for enrollments and certificates, role for users). */
+/** Whether an event of a chosen type passes the filters (course for enrollments and certificates, role for users; none for groups). */
 function wanted(settings: TriggerSettings, event: LmsEvent): boolean {
 	const object = event.data?.object ?? {};
 	if (event.type?.startsWith('user.')) return !settings.role || object.role === settings.role;
+	if (event.type?.startsWith('group.')) return true;
 	return courseMatches(settings, object);
 }
 
