@@ -36,6 +36,7 @@ test('a key with one scope, whichever: its id, label, scopes and organization, n
 			id: record.id,
 			label: `test ${scopes.join(' ')}`,
 			scopes,
+			grace_until: null,
 			organization: { id: world.acme.id, name: 'Acme', slug: 'acme' },
 		});
 	}

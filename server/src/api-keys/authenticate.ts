@@ -4,14 +4,15 @@ import { database } from '../db';
 import type { Plan } from '../organizations/model';
 import { AuthError } from './errors';
 import { hashKey, isWellFormedKey } from './key-format';
-import { ApiKey, isPastExpiry, scopeList, type Scope } from './model';
+import { ApiKey, isInGrace, isPastExpiry, scopeList, type Scope } from './model';
 import { keyLookup, type KeyLookupRow } from './queries';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Who is calling: the key (and what it may do) and its organization. */
 export interface Caller {
-	apiKey: { id: string; scopeList: Scope[]; lastUsedAt: Date | null };
+	/** `oldKey`: a rotated key in its grace time (SPEC §22), logged as such. */
+	apiKey: { id: string; scopeList: Scope[]; lastUsedAt: Date | null; oldKey?: true };
 	organization: { id: string; plan: Plan };
 }
 
@@ -26,10 +27,12 @@ export async function authenticate(token: string): Promise<Caller> {
 	const [row] = await db.read<KeyLookupRow>(keyLookup(db), [hashKey(token)]);
 	if (row === undefined) throw new AuthError('invalid_api_key');
 	if (row.status === 'revoked') throw new AuthError('api_key_revoked');
-	if (row.status === 'rotated') throw new AuthError('api_key_rotated');
+	const oldKey = isInGrace(row.status, row.graceUntil);
+	if (row.status === 'rotated' && !oldKey) throw new AuthError('api_key_rotated');
 	if (isPastExpiry(row.expiresAt)) throw new AuthError('api_key_expired');
 	if (row.organizationId === null || row.plan === null) throw new AuthError('invalid_api_key');
-	const apiKey = { id: row.id, scopeList: scopeList(row.scopes), lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt) };
+	const apiKey: Caller['apiKey'] = { id: row.id, scopeList: scopeList(row.scopes), lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt) };
+	if (oldKey) apiKey.oldKey = true;
 	touchLastUsed(apiKey);
 	return { apiKey, organization: { id: row.organizationId, plan: row.plan } };
 }

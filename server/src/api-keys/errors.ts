@@ -6,6 +6,7 @@ export type KeyRuleCode =
 	| 'invalid_label'
 	| 'invalid_scopes'
 	| 'invalid_expiry'
+	| 'invalid_expire_old_after'
 	| 'key_not_found'
 	| 'key_not_active';
 

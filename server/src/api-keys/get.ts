@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { database } from '../db';
 import { callerOf } from '../http/auth';
 import { parseQuery } from '../http/validate';
-import { scopeList } from './model';
+import { isInGrace, scopeList } from './model';
 import { keyDescription, type KeyDescriptionRow } from './queries';
 import { AuthError } from './errors';
 
@@ -26,6 +26,8 @@ export const getCurrentKey: RequestHandler = async (req, res) => {
 		scopes: scopeList(row.scopes),
 		// Only when the key has one (issue 30): a client can plan the switch before the date.
 		...(row.expiresAt === null ? {} : { expires_at: new Date(row.expiresAt).toISOString() }),
+		// Null unless this is a rotated key still working (SPEC §22): the date it stops.
+		grace_until: isInGrace(row.status, row.graceUntil) ? new Date(row.graceUntil!).toISOString() : null,
 		organization: { id: row.organizationId, name: row.organizationName, slug: row.organizationSlug },
 	});
 };

@@ -1,4 +1,4 @@
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
@@ -9,7 +9,7 @@ import { actorId, writeAudit, type Actor, type Origin } from './audit';
 import { KeyRuleError } from './errors';
 import { generateKey, hashKey, maskKey } from './key-format';
 import { ApiKey, type AuditAction, type Scope } from './model';
-import { normaliseLabel, normaliseScopes, parseExpiry } from './rules';
+import { normaliseLabel, normaliseScopes, parseExpiry, parseGraceHours } from './rules';
 
 /**
  * The one place for a key's life: created, rotated, revoked. The settings page and the CLI both
@@ -82,13 +82,14 @@ export async function createKey(input: {
 	});
 }
 
-async function activeKey(keyId: string, organizationId: string | undefined, transaction: Transaction): Promise<ApiKey> {
+async function workingKey(keyId: string, organizationId: string | undefined, transaction: Transaction): Promise<ApiKey> {
 	const apiKey = await ApiKey.findOne({
 		where: organizationId ? { id: keyId, organizationId } : { id: keyId },
 		transaction,
 	});
 	if (!apiKey) throw new KeyRuleError('key_not_found', `No API key ${keyId}.`);
-	if (apiKey.status !== 'active') throw notActive(apiKey);
+	// A rotated key still in its grace time works: it may still be revoked (not rotated again).
+	if (apiKey.status !== 'active' && !apiKey.inGrace()) throw notActive(apiKey);
 	return apiKey;
 }
 
@@ -105,10 +106,13 @@ function notActive(apiKey: ApiKey): KeyRuleError {
  */
 async function claimActive(
 	apiKey: ApiKey,
-	changes: Partial<Pick<ApiKey, 'status' | 'revokedAt' | 'revokedBy'>>,
+	changes: Partial<Pick<ApiKey, 'status' | 'revokedAt' | 'revokedBy' | 'graceUntil'>>,
 	transaction: Transaction,
 ): Promise<void> {
-	const [claimed] = await ApiKey.update(changes, { where: { id: apiKey.id, status: 'active' }, transaction });
+	// A rotated key in its grace time still works, so revoking it must be able to claim it too.
+	const stillWorking =
+		apiKey.status === 'rotated' ? { status: 'rotated', graceUntil: { [Op.gt]: new Date() } } : { status: 'active' };
+	const [claimed] = await ApiKey.update(changes, { where: { id: apiKey.id, ...stillWorking }, transaction });
 	if (claimed !== 1) {
 		await apiKey.reload({ transaction });
 		throw notActive(apiKey);
@@ -125,18 +129,22 @@ export interface KeyChange {
 }
 
 /**
- * Replaces a key: a new secret with the same label, scopes and expiry date; the old one fails from the
- * moment this transaction commits. There is deliberately no grace period.
+ * Replaces a key: a new secret with the same label, scopes and expiry date. The old one fails from
+ * the moment this transaction commits, or, with `expireOldAfter` hours (0–168, SPEC §22), keeps
+ * working until then so that integrations can switch without an outage.
  */
-export async function rotateKey(input: KeyChange): Promise<IssuedKey> {
+export async function rotateKey(input: KeyChange & { expireOldAfter?: unknown }): Promise<IssuedKey> {
+	const graceHours = parseGraceHours(input.expireOldAfter);
 	return writeTransaction(database(), async (transaction) => {
-		const old = await activeKey(input.keyId, input.organizationId, transaction);
+		const old = await workingKey(input.keyId, input.organizationId, transaction);
+		if (old.status !== 'active') throw notActive(old);
 		// Its replacement would be born expired: a new key (with a new date) is what is needed.
 		if (old.isExpired()) {
 			throw new KeyRuleError('key_not_active', `The key ${old.label} expired on ${old.expiresAt!.toISOString()}: create a new key instead of rotating it.`);
 		}
 		await organizationWithApiAccess(old.organizationId, transaction);
-		await claimActive(old, { status: 'rotated' }, transaction);
+		const graceUntil = graceHours > 0 ? new Date(Date.now() + graceHours * 3_600_000) : null;
+		await claimActive(old, { status: 'rotated', graceUntil }, transaction);
 		// The expiry date goes with label and scopes: a rotation changes the secret, not the key's lifetime.
 		const issued = await insertKey(old.organizationId, old.label, old.scopeList, old.expiresAt, input.actor, transaction);
 		await old.update({ replacedBy: issued.apiKey.id }, { transaction });
@@ -153,8 +161,8 @@ export async function rotateKey(input: KeyChange): Promise<IssuedKey> {
  */
 export async function revokeKey(input: KeyChange): Promise<ApiKey & { disabledEndpoints?: OwnedEndpoint[] }> {
 	return writeTransaction(database(), async (transaction) => {
-		const apiKey = await activeKey(input.keyId, input.organizationId, transaction);
-		await claimActive(apiKey, { status: 'revoked', revokedAt: new Date(), revokedBy: actorId(input.actor) }, transaction);
+		const apiKey = await workingKey(input.keyId, input.organizationId, transaction);
+		await claimActive(apiKey, { status: 'revoked', revokedAt: new Date(), revokedBy: actorId(input.actor), graceUntil: null }, transaction);
 		const disabledEndpoints = await disableEndpointsOfKey(apiKey.id, transaction);
 		await audit('key.revoked', apiKey, input.actor, input.origin ?? {}, transaction);
 		return Object.assign(apiKey, { disabledEndpoints });

@@ -12,6 +12,11 @@ export function isPastExpiry(expiresAt: Date | string | null | undefined, now = 
 	return expiresAt !== null && expiresAt !== undefined && new Date(expiresAt).getTime() <= now.getTime();
 }
 
+/** Whether a rotated key (its grace end a Date, or ISO 8601 text from a raw read) still works. */
+export function isInGrace(status: string, graceUntil: Date | string | null | undefined, now = new Date()): boolean {
+	return status === 'rotated' && graceUntil !== null && graceUntil !== undefined && new Date(graceUntil).getTime() > now.getTime();
+}
+
 /** The scopes of a stored, space-separated list. */
 export function scopeList(scopes: string): Scope[] {
 	return scopes.split(' ').filter(Boolean) as Scope[];
@@ -38,6 +43,8 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 	declare replacedBy: CreationOptional<string | null>;
 	/** Chosen at creation, kept through rotations; null: the key never expires. */
 	declare expiresAt: CreationOptional<Date | null>;
+	/** A rotated key keeps working until then (SPEC §22, `expire_old_after`); null: it stopped at its rotation. */
+	declare graceUntil: CreationOptional<Date | null>;
 	/** When the "expires within 7 days" audit entry was written (once per key). */
 	declare expiryRemindedAt: CreationOptional<Date | null>;
 	/** When the "expired" audit entry was written (once per key). */
@@ -52,6 +59,11 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 	/** An active key past its expiry date: refused like a revoked one, though its status stays. */
 	isExpired(now = new Date()): NonAttribute<boolean> {
 		return isPastExpiry(this.expiresAt, now);
+	}
+
+	/** A rotated key still inside the time it was given to keep working. */
+	inGrace(now = new Date()): NonAttribute<boolean> {
+		return isInGrace(this.status, this.graceUntil, now);
 	}
 
 	static initModel(sequelize: Sequelize): void {
@@ -75,6 +87,7 @@ export class ApiKey extends Model<InferAttributes<ApiKey>, InferCreationAttribut
 				revokedBy: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
 				replacedBy: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
 				expiresAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				graceUntil: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				expiryRemindedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				expiryRecordedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
 				createdAt: DataTypes.DATE,

@@ -11,6 +11,8 @@ export function keyJson(apiKey: ApiKey, secret?: string) {
 		created_at: apiKey.createdAt.toISOString(),
 		// Only on keys that have one, so the documented shape of the others stays exactly as it was.
 		...(apiKey.expiresAt ? { expires_at: apiKey.expiresAt.toISOString() } : {}),
+		// A rotated key that keeps working for a while (SPEC §22): until when.
+		...(apiKey.inGrace() ? { grace_until: apiKey.graceUntil!.toISOString() } : {}),
 		...(secret ? { key: secret } : {}),
 	};
 }

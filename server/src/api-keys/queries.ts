@@ -11,6 +11,8 @@ export interface KeyLookupRow {
 	lastUsedAt: string | null;
 	/** ISO 8601; null: never expires. */
 	expiresAt: string | null;
+	/** ISO 8601; a rotated key works until then (SPEC §22). */
+	graceUntil: string | null;
 	/** null when the organization is gone. */
 	organizationId: string | null;
 	plan: Plan | null;
@@ -22,7 +24,7 @@ export interface KeyLookupRow {
  */
 export const keyLookup = (db: Database) =>
 	`SELECT k.id AS "id", k.status AS "status", k.scopes AS "scopes", ${db.isoText('k.last_used_at')} AS "lastUsedAt", ` +
-	`${db.isoText('k.expires_at')} AS "expiresAt", ` +
+	`${db.isoText('k.expires_at')} AS "expiresAt", ${db.isoText('k.grace_until')} AS "graceUntil", ` +
 	'o.id AS "organizationId", o.plan AS "plan" ' +
 	'FROM api_keys k LEFT JOIN organizations o ON o.id = k.organization_id WHERE k.key_hash = $1';
 
@@ -33,6 +35,9 @@ export interface KeyDescriptionRow {
 	scopes: string;
 	/** ISO 8601; null: never expires. */
 	expiresAt: string | null;
+	status: string;
+	/** ISO 8601; a rotated key works until then. */
+	graceUntil: string | null;
 	organizationId: string;
 	organizationName: string;
 	organizationSlug: string;
@@ -40,5 +45,6 @@ export interface KeyDescriptionRow {
 
 export const keyDescription = (db: Database) =>
 	`SELECT k.id AS "id", k.label AS "label", k.scopes AS "scopes", ${db.isoText('k.expires_at')} AS "expiresAt", ` +
+	`k.status AS "status", ${db.isoText('k.grace_until')} AS "graceUntil", ` +
 	'o.id AS "organizationId", o.name AS "organizationName", o.slug AS "organizationSlug" ' +
 	'FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $1';

@@ -69,3 +69,24 @@ export function parseExpiry(value: unknown, now = new Date()): Date | null {
 	}
 	return at;
 }
+
+/** The longest an old key may keep working after a rotation (SPEC §22): a week. */
+const MAX_GRACE_HOURS = 168;
+
+/**
+ * `expire_old_after` of a rotation: whole hours (0–168), as a number, `24` or `24h`; empty: 0, the
+ * old key stops at once.
+ */
+export function parseGraceHours(value: unknown): number {
+	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return 0;
+	const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+	const match = /^(\d{1,3})h?$/i.exec(text);
+	const hours = match ? Number(match[1]) : NaN;
+	if (!(hours >= 0 && hours <= MAX_GRACE_HOURS)) {
+		throw new KeyRuleError(
+			'invalid_expire_old_after',
+			`Keep the old key working for a whole number of hours from 0 to ${MAX_GRACE_HOURS} (such as 24 or 24h); 0 stops it at once.`,
+		);
+	}
+	return hours;
+}

@@ -1,12 +1,22 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 import { createKey, findKey, listKeys, revokeKey, rotateKey, type IssuedKey } from '../api-keys/lifecycle';
 import { keyJson } from '../api-keys/present';
 import type { ApiKey } from '../api-keys/model';
+import { parseGraceHours } from '../api-keys/rules';
 import { findOrganization } from '../organizations/service';
 import type { OwnedEndpoint } from '../webhooks/owners';
 import { withDatabase } from './context';
 import { printJson, printLines, printList, printToStderr } from './output';
+
+/** `--expire-old-after 24h` (or 24): an unusable value is a usage error (exit 2), said in the rule's words. */
+function graceHoursOption(value: string): number {
+	try {
+		return parseGraceHours(value);
+	} catch (err) {
+		throw new InvalidArgumentError((err as Error).message);
+	}
+}
 
 /** The CLI is the operator's console: it acts as `cli` in the audit log. */
 const actor = { kind: 'cli' } as const;
@@ -90,7 +100,7 @@ export function registerKeys(program: Command): void {
 			}),
 		);
 
-	/** show, rotate and revoke: one key by id, printed for people or, with --json, as JSON. */
+	/** show and revoke: one key by id, printed for people or, with --json, as JSON. */
 	const byId = (name: string, description: string, jsonHelp: string, work: (id: string, json: boolean | undefined) => Promise<void>) =>
 		keys
 			.command(name)
@@ -107,17 +117,28 @@ export function registerKeys(program: Command): void {
 			`  key:        ${apiKey.masked}`,
 			`  scopes:     ${apiKey.scopeList.join(', ')}`,
 			`  status:     ${statusOf(apiKey)}${apiKey.replacedBy ? ` (replaced by ${apiKey.replacedBy})` : ''}`,
+			...(apiKey.inGrace() ? [`  works until: ${apiKey.graceUntil!.toISOString()}`] : []),
 			`  created:    ${apiKey.createdAt.toISOString()}`,
 			`  last used:  ${apiKey.lastUsedAt?.toISOString() ?? 'never'}`,
 			...(apiKey.expiresAt ? [`  expires:    ${apiKey.expiresAt.toISOString()}`] : []),
 		);
 	});
 
-	byId('rotate', 'replace a key: new secret, same label and scopes; the old one stops working now', 'print the new key as JSON', async (id, json) => {
-		const issued = await rotateKey({ keyId: id, actor });
-		printIssued(issued, json, `Rotated ${id}: it stops working now. Its replacement is ${describe(issued.apiKey)}.`);
-		endpointsNote('passed to the new key', issued.movedEndpoints);
-	});
+	keys
+		.command('rotate')
+		.description('replace a key: new secret, same label and scopes; the old one stops working now, or after --expire-old-after')
+		.argument('<id>', 'key id (key_…)')
+		.option('--expire-old-after <hours>', 'keep the old key working for this many hours (0–168, e.g. 24h); default 0: it stops now', graceHoursOption)
+		.option('--json', 'print the new key as JSON')
+		.action((id: string, opts: { expireOldAfter?: number; json?: boolean }) =>
+			withDatabase(async () => {
+				const issued = await rotateKey({ keyId: id, actor, expireOldAfter: opts.expireOldAfter });
+				const old = await findKey(id);
+				const stops = old.inGrace() ? `it keeps working until ${old.graceUntil!.toISOString()}` : 'it stops working now';
+				printIssued(issued, opts.json, `Rotated ${id}: ${stops}. Its replacement is ${describe(issued.apiKey)}.`);
+				endpointsNote('passed to the new key', issued.movedEndpoints);
+			}),
+		);
 
 	byId('revoke', 'disable a key now, with no replacement', 'print the revoked key as JSON', async (id, json) => {
 		const apiKey = await revokeKey({ keyId: id, actor });

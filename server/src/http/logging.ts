@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
+import type { Caller } from '../api-keys/authenticate';
 import type { Config } from '../config';
 import { redactKeys } from '../common/redact';
 import { requestIdOf } from './request-id';
@@ -72,6 +73,10 @@ function describeRequest(req: Request) {
 	return { method: req.method, url: scrubSecrets(req.originalUrl), headers, remote_address: req.socket.remoteAddress };
 }
 
+function oldKeyCalled(res: Response): boolean {
+	return (res.locals.caller as Caller | undefined)?.apiKey.oldKey === true;
+}
+
 /**
  * One access-log line per request, bound to the request id that every response carries, written
  * when the connection is done with the response: "request completed", or "request aborted" when
@@ -94,6 +99,8 @@ export function httpLogger(logger: Logger): RequestHandler {
 					request_id: requestIdOf(req),
 					req: describeRequest(req),
 					res: { status: res.statusCode },
+					// A rotated key in its grace time (SPEC §22): who still has to switch.
+					...(oldKeyCalled(res) ? { api_key_id: (res.locals.caller as Caller).apiKey.id, old_key: true } : {}),
 					...(err !== undefined ? { err } : {}),
 					responseTime: Date.now() - started,
 				},

@@ -285,6 +285,12 @@ export const ApiKey = record(
 		id: { type: 'string', pattern: '^key_[A-Za-z0-9]{1,36}$', examples: ['key_9Qm2Lx7Tc4Vb8Nz1'] },
 		label: { type: 'string', minLength: 1, maxLength: 100, description: 'What the Super Admin called the key.' },
 		scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] }, minItems: 1, uniqueItems: true, description: 'In catalogue order.' },
+		grace_until: {
+			type: ['string', 'null'],
+			format: 'date-time',
+			description:
+				'Null unless this key was rotated with `expire_old_after` and still works: then when it stops (401 api_key_rotated). Switch to the new key before.',
+		},
 		organization: record(
 			{
 				id: { type: 'string', pattern: '^org_[A-Za-z0-9]{1,36}$', examples: ['org_3Kd8Wq1Zp6Rt2Yv9'] },

@@ -23,6 +23,7 @@ const RULE_STATUS: Record<KeyRuleCode, number> = {
 	invalid_label: 422,
 	invalid_scopes: 422,
 	invalid_expiry: 422,
+	invalid_expire_old_after: 422,
 	key_not_found: 404,
 	key_not_active: 409,
 };
@@ -104,6 +105,8 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 					replacedBy: k.replacedBy ? byId.get(k.replacedBy)?.masked : undefined,
 					expiresAt: k.expiresAt,
 					expired: k.status === 'active' && k.isExpired(now),
+					// A rotated key kept working for a while (SPEC §22): until when; it can still be revoked.
+					graceUntil: k.inGrace(now) ? k.graceUntil : null,
 				})),
 				// Active keys near or past their date: the page says so above everything else.
 				reminders: keys
@@ -194,7 +197,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 		if (action !== 'rotate' && action !== 'revoke') return views.render(req, res, 'not-found.njk', {}, 404);
 		const key = await findKey(res, req.params.keyId);
 		if (!key) return views.render(req, res, 'not-found.njk', {}, 404);
-		if (key.status !== 'active') {
+		if (key.status !== 'active' && !(action === 'revoke' && key.inGrace())) {
 			req.session.notice = { kind: 'error', text: `The key ${key.label} is already ${key.status}.` };
 			return redirectAfterSave(req, res, BASE);
 		}
@@ -215,10 +218,12 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	});
 
 	/** Rotate and revoke: the key service's call, then what the page says; a broken rule is said on the keys page. */
-	const keyAction = <T>(action: 'rotate' | 'revoke', call: (input: KeyChange) => Promise<T>, then: (req: Request, res: Response, result: T) => Promise<void>) =>
+	const keyAction = <T>(action: 'rotate' | 'revoke', call: (input: KeyChange & { expireOldAfter?: unknown }) => Promise<T>, then: (req: Request, res: Response, result: T) => Promise<void>) =>
 		router.post(`${BASE}/:keyId/${action}`, async (req, res) => {
 			try {
-				await then(req, res, await call({ keyId: req.params.keyId, ...asViewer(req, res) }));
+				// Rotation only: how long the old key keeps working (`expire_old_after`, hours, SPEC §22).
+				const grace = action === 'rotate' ? { expireOldAfter: (req.body as Record<string, unknown>)?.expire_old_after } : {};
+				await then(req, res, await call({ keyId: req.params.keyId, ...asViewer(req, res), ...grace }));
 			} catch (err) {
 				await refused(req, res, err);
 			}
