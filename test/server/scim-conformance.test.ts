@@ -79,5 +79,5 @@ test('discovery → CRUD → PATCH replace of every writable attribute of the pu
 	expect(replaced.body).toMatchObject({ name: { formatted: 'Replaced Whole', givenName: 'Replaced', familyName: 'Whole' }, active: true });
 
 	expect((await scim(server, `/Users/${id}`, { method: 'DELETE', key })).status).toBe(204);
-	expect((await scim(server, `/Users/${id}`, { key })).body.active).toBe(false);
+	expectScimError(await scim(server, `/Users/${id}`, { key }), 404);
 });

@@ -61,9 +61,9 @@ describe('filters (RFC 7644 §3.4.2.2) and paging', () => {
 	test('startIndex and count: 1-based pages in creation order, totalResults, itemsPerPage; out-of-range values read as RFC 7644 §3.4.2.4 says', async () => {
 		const all = await list('count=100');
 		const total = all.body.totalResults as number;
-		expect(total).toBe(await User.count({ where: { organizationId: world.acme.id } }));
+		expect(total).toBe(await User.count({ where: { organizationId: world.acme.id, scimDeletedAt: null } }));
 		expect(all.body.Resources.map((r: { id: string }) => r.id)).toEqual(
-			(await User.findAll({ where: { organizationId: world.acme.id }, order: [['createdAt', 'ASC'], ['id', 'ASC']], limit: 100 })).map((u) => u.id),
+			(await User.findAll({ where: { organizationId: world.acme.id, scimDeletedAt: null }, order: [['createdAt', 'ASC'], ['id', 'ASC']], limit: 100 })).map((u) => u.id),
 		);
 		const page = await list('startIndex=3&count=2');
 		expect(page.body).toMatchObject({ totalResults: total, startIndex: 3, itemsPerPage: 2 });
@@ -179,6 +179,37 @@ describe('one user, whichever door', () => {
 		expect(mine.map((e) => e.type)).toEqual(['user.created', 'user.updated', 'user.deactivated']);
 		expect(mine[1].data.previous_attributes).toEqual({ name: 'Ada King Lovelace' });
 		expect(mine[2].data.object.status).toBe('deactivated');
+	});
+
+	test('DELETE (SPEC §21): the SCIM resource is gone, the LMS user stays deactivated; a POST of the same userName brings the same user back, active', async () => {
+		const user = await newUser({ externalId: unique('del') });
+		const at = `/Users/${user.id}`;
+		expect((await scim(server, at, { method: 'DELETE', key })).status).toBe(204);
+		expectScimError(await scim(server, at, { key }), 404);
+		expectScimError(await scim(server, at, { method: 'PUT', key, body: { schemas: [USER], userName: user.userName, active: true } }), 404);
+		expectScimError(await scim(server, at, { method: 'PATCH', key, body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: true }] } }), 404);
+		expectScimError(await scim(server, at, { method: 'DELETE', key }), 404);
+		expect((await filter(`userName eq "${user.userName}"`)).body).toMatchObject({ totalResults: 0, Resources: [] });
+		expect((await list('count=100')).body.totalResults).toBe(await User.count({ where: { organizationId: world.acme.id, scimDeletedAt: null } }));
+		expect((await call(server, `/api/v1/users/${user.id}`, { key: world.keys.all })).body).toMatchObject({ id: user.id, status: 'deactivated' });
+
+		const back = await create({ userName: user.userName.toUpperCase(), name: { givenName: 'Pat', familyName: 'Back' } });
+		expect(back.status).toBe(201);
+		expect(back.body).toMatchObject({ id: user.id, active: true, name: { familyName: 'Back' } });
+		expect(back.body.externalId).toBeUndefined();
+		expect(ids(await filter(`userName eq "${user.userName}"`))).toEqual([user.id]);
+		expect((await scim(server, at, { key })).status).toBe(200);
+		expect((await call(server, `/api/v1/users/${user.id}`, { key: world.keys.all })).body).toMatchObject({ status: 'active', deactivated_at: null });
+		// Now it is there, a second POST is the usual 409.
+		expectScimError(await create({ userName: user.userName }), 409, 'uniqueness');
+	});
+
+	test('a user deleted through SCIM and reactivated through /api/v1 is a SCIM resource again', async () => {
+		const user = await newUser();
+		expect((await scim(server, `/Users/${user.id}`, { method: 'DELETE', key })).status).toBe(204);
+		expect((await call(server, `/api/v1/users/${user.id}`, { method: 'PATCH', key: world.keys.all, body: { status: 'active' } })).status).toBe(200);
+		expect((await scim(server, `/Users/${user.id}`, { key })).body).toMatchObject({ id: user.id, active: true });
+		expect(ids(await filter(`userName eq "${user.userName}"`))).toEqual([user.id]);
 	});
 
 	test('created through /api/v1: SCIM finds it by userName and changes it; the rules of the API hold (admins are protected)', async () => {

@@ -23,6 +23,7 @@ import * as webhookDeliveriesPendingByEndpoint from './migrations/0021-webhook-d
 import * as webhookDeliveryAttempts from './migrations/0024-webhook-delivery-attempts-and-key-grace';
 import * as groupsAndAssignments from './migrations/0023-groups-and-assignments';
 import * as passwordResetLinks from './migrations/0026-password-reset-links';
+import * as scimDeletedUsers from './migrations/0027-scim-deleted-users';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -55,6 +56,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0024-webhook-delivery-attempts-and-key-grace', webhookDeliveryAttempts],
 	['0023-groups-and-assignments', groupsAndAssignments],
 	['0026-password-reset-links', passwordResetLinks],
+	['0027-scim-deleted-users', scimDeletedUsers],
 ];
 
 /** Where umzug records the migrations applied. */

@@ -9,11 +9,19 @@ import { projectionOf } from './attributes';
 import { notModified } from './etag';
 import { scimBase, userResource, versionOf } from './resource';
 
-/** The user with this id in the caller's organization; another organization's, or no such id, is the same 404. */
+/**
+ * The user with this id in the caller's organization; another organization's, no such id, or a
+ * user deleted through SCIM (SPEC §21) is the same 404.
+ */
 export async function findUser(organizationId: string, id: string): Promise<UserRow> {
 	const row = isIdOf('user', id) ? await readOne(USERS, organizationId, id) : undefined;
-	if (!row) throw scimErrors.notFound('user');
+	stillThere(row);
 	return row;
+}
+
+/** Throws 404 unless the user exists and is not deleted through SCIM; also run on the locked row, as a DELETE may have come between. */
+export function stillThere<T extends Pick<UserRow, 'scimDeletedAt'>>(row: T | undefined): asserts row is T {
+	if (!row || row.scimDeletedAt !== null) throw scimErrors.notFound('user');
 }
 
 /** Sends one user with its ETag (RFC 7644 §3.14). */

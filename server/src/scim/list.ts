@@ -38,10 +38,11 @@ export const listUsers: RequestHandler = async (req, res) => {
 	const startIndex = Math.max(1, integer(query, 'startIndex', 1));
 	const count = Math.min(MAX_RESULTS, Math.max(0, integer(query, 'count', MAX_RESULTS)));
 	const organizationId = callerOf(res).organization.id;
-	const where = new Where().equals('organization_id', organizationId);
+	// Users deleted through SCIM (SPEC §21) are no SCIM resources: no filter finds them.
+	const where = new Where().equals('organization_id', organizationId).and(() => 'scim_deleted_at IS NULL');
 	if (filter !== undefined && filter.trim() !== '') addFilter(where, filter);
-	// Unfiltered, the organization's kept counter answers; filtered, the index counts its matches.
-	const total = filter === undefined || filter.trim() === '' ? countedTotal(organizationId, { list: 'users', filter: '' }) : countRows(USERS, where);
+	// Unfiltered, the organization's kept counter less its SCIM-deleted users answers; filtered, the index counts its matches.
+	const total = filter === undefined || filter.trim() === '' ? unfilteredTotal(organizationId) : countRows(USERS, where);
 	const [rows, totalResults] = await Promise.all([count === 0 ? [] : readRange(USERS, where, startIndex - 1, count), total]);
 	const base = scimBase(req);
 	sendScim(res, 200, {
@@ -52,3 +53,9 @@ export const listUsers: RequestHandler = async (req, res) => {
 		itemsPerPage: rows.length,
 	});
 };
+
+async function unfilteredTotal(organizationId: string): Promise<number> {
+	const deleted = new Where().equals('organization_id', organizationId).and(() => 'scim_deleted_at IS NOT NULL');
+	const [all, gone] = await Promise.all([countedTotal(organizationId, { list: 'users', filter: '' }), countRows(USERS, deleted)]);
+	return all - gone;
+}

@@ -7,7 +7,7 @@ import { bodyObject } from './body';
 import { scimErrors } from './errors';
 import { checkIfMatch } from './etag';
 import { checkPatchPath } from './filter-parse';
-import { findUser, sendUser } from './get';
+import { findUser, sendUser, stillThere } from './get';
 import { keptOperation } from './patch-paths';
 import { scimBase, userResource } from './resource';
 import { PATCH_OP, ScimUser, type UserResource } from './schema';
@@ -69,6 +69,9 @@ export const patchUser: RequestHandler = async (req, res) => {
 	// userName is required (RFC 7643 §4.1.1): a remove of it cannot leave the user without one.
 	if (patched.userName === undefined || patched.userName.trim() === '') throw scimErrors.invalidValue("userName is required and cannot be removed: it is the user's e-mail.");
 	const wanted = wantedOf(before, { ...patched }, { externalIdGiven: true });
-	const { user } = await changeUser(organizationId, row.id, wanted, 'api', (locked) => checkIfMatch(req, locked));
+	const { user } = await changeUser(organizationId, row.id, wanted, 'api', (locked) => {
+		stillThere(locked);
+		checkIfMatch(req, locked);
+	});
 	sendUser(res, 200, user);
 };

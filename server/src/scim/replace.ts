@@ -5,7 +5,7 @@ import { changeUser } from '../users/change';
 import { bodyObject, userFromBody } from './body';
 import { scimErrors } from './errors';
 import { checkIfMatch } from './etag';
-import { findUser, sendUser } from './get';
+import { findUser, sendUser, stillThere } from './get';
 import { scimBase, userResource } from './resource';
 import { wantedOf } from './translate';
 
@@ -25,6 +25,9 @@ export const replaceUser: RequestHandler = async (req, res) => {
 	const row = await findUser(organizationId, String(req.params.id));
 	checkIfMatch(req, row);
 	const wanted = wantedOf(userResource(row, scimBase(req)), resource, { externalIdGiven: 'externalId' in body });
-	const { user } = await changeUser(organizationId, row.id, wanted, 'api', (locked) => checkIfMatch(req, locked));
+	const { user } = await changeUser(organizationId, row.id, wanted, 'api', (locked) => {
+		stillThere(locked);
+		checkIfMatch(req, locked);
+	});
 	sendUser(res, 200, user);
 };

@@ -30,6 +30,8 @@ export interface UserChange {
 	/** null clears it. */
 	externalId?: unknown;
 	status?: UserStatus;
+	/** SCIM DELETE (SPEC §21): with `status: deactivated`, the SCIM resource is gone too. */
+	scimDeleted?: true;
 }
 
 /** The attributes `user.updated` tells about, as the API names them. */
@@ -47,6 +49,7 @@ function userNotFound(id: string): RuleError {
  *   with its `enrollment.withdrawn`), the user's sign-in sessions are deleted, and from the
  *   commit on they cannot sign in or be enrolled; then `user.deactivated`. Certificates stay.
  * - `status: active` on a deactivated user: `user.reactivated`; withdrawn enrollments stay withdrawn.
+ *   Whoever reactivates (API, CLI, SCIM POST) brings a SCIM-deleted user back to SCIM too.
  * A request that changes nothing writes and emits nothing (safe to retry).
  *
  * Through the API (`door: 'api'`) admins and super admins cannot be changed (protected_user) and
@@ -104,6 +107,7 @@ interface Asked {
 	role?: Role;
 	externalId?: string | null;
 	status?: UserStatus;
+	scimDeleted?: true;
 }
 
 /** The request's values, checked by the same rules as a create (the CLI arrives here unchecked). */
@@ -114,6 +118,7 @@ function checked(change: UserChange): Asked {
 	if (change.role !== undefined) asked.role = normaliseRole(change.role);
 	if (change.externalId !== undefined) asked.externalId = checkExternalId(change.externalId);
 	if (change.status !== undefined) asked.status = change.status;
+	if (change.scimDeleted) asked.scimDeleted = true;
 	return asked;
 }
 
@@ -126,13 +131,17 @@ async function apply(user: User, asked: Asked, transaction: Transaction): Promis
 		user.set(attribute, value as never);
 	}
 	const statusChanges = asked.status !== undefined && asked.status !== user.status;
-	if (Object.keys(previous).length === 0 && !statusChanges) return [];
+	// Deleting through SCIM an already deactivated user only marks it (no event: /api/v1 sees no change).
+	const marks = asked.scimDeleted === true && user.scimDeletedAt === null;
+	if (Object.keys(previous).length === 0 && !statusChanges && !marks) return [];
 
 	const now = new Date();
 	if (statusChanges) {
 		user.status = asked.status!;
 		user.deactivatedAt = asked.status === 'deactivated' ? now : null;
+		if (user.status === 'active') user.scimDeletedAt = null;
 	}
+	if (marks) user.scimDeletedAt = now;
 	await user.save({ transaction });
 
 	const event = { organizationId: user.organizationId, at: now };

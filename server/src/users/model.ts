@@ -26,6 +26,8 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 	/** The HR system's or identity provider's id for the person; unique within the organization. */
 	declare externalId: CreationOptional<string | null>;
 	declare deactivatedAt: CreationOptional<Date | null>;
+	/** Set by SCIM DELETE (SPEC §21): the SCIM resource is gone; cleared by any reactivation. */
+	declare scimDeletedAt: CreationOptional<Date | null>;
 	declare createdAt: CreationOptional<Date>;
 	declare updatedAt: CreationOptional<Date>;
 
@@ -56,6 +58,7 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 				status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'active', validate: { isIn: [USER_STATUSES] } },
 				externalId: { type: DataTypes.STRING(255), allowNull: true, defaultValue: null },
 				deactivatedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
+				scimDeletedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null, field: 'scim_deleted_at' },
 				createdAt: DataTypes.DATE,
 				updatedAt: DataTypes.DATE,
 			},

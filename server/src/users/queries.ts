@@ -5,7 +5,7 @@ import { searchCondition } from '../search/words';
 import type { User } from './model';
 
 /** A user as the API reads one: what serializeUser shows. */
-export type UserRow = Read<Pick<User, 'id' | 'name' | 'email' | 'role' | 'status' | 'externalId' | 'createdAt' | 'updatedAt' | 'deactivatedAt'>>;
+export type UserRow = Read<Pick<User, 'id' | 'name' | 'email' | 'role' | 'status' | 'externalId' | 'createdAt' | 'updatedAt' | 'deactivatedAt' | 'scimDeletedAt'>>;
 
 export const USERS: Table<UserRow> = {
 	name: 'users',
@@ -19,8 +19,9 @@ export const USERS: Table<UserRow> = {
 		createdAt: 'created_at',
 		updatedAt: 'updated_at',
 		deactivatedAt: 'deactivated_at',
+		scimDeletedAt: 'scim_deleted_at',
 	},
-	dates: ['createdAt', 'updatedAt', 'deactivatedAt'],
+	dates: ['createdAt', 'updatedAt', 'deactivatedAt', 'scimDeletedAt'],
 };
 
 export interface UserFilters {
