@@ -134,7 +134,7 @@ describe('GET and DELETE /api/v1/webhook_endpoints/{id}', () => {
 	test('405 with Allow for other methods', async () => {
 		const reply = await call(server, '/api/v1/webhook_endpoints/whe_x', { method: 'PUT', key: hooksKey });
 		expectProblem(reply, 405, 'method_not_allowed');
-		expect(reply.headers.get('allow')).toBe('GET, DELETE');
+		expect(reply.headers.get('allow')).toBe('GET, PATCH, DELETE');
 	});
 });
 
