@@ -12,5 +12,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
 	await qi.removeIndex('users', 'users_org_scim_deleted');
-	await qi.removeColumn('users', 'scim_deleted_at');
+	// Plain ALTER TABLE: Sequelize's SQLite removeColumn rebuilds the table, which loses its
+	// expression indexes and trips over its unique constraints on the copy.
+	await qi.sequelize.query('ALTER TABLE users DROP COLUMN scim_deleted_at');
 }
