@@ -1,9 +1,8 @@
-import { Op } from 'sequelize';
-
 import { database } from '../db';
 import { writeTransaction } from '../db/write-transaction';
 import { Enrollment } from './model';
 import { recordOverdueEvents } from './overdue';
+import { overdueWhere } from './overdue-rule';
 
 /**
  * Deadlines settled per transaction. A batch costs a handful of statements whatever its size
@@ -22,7 +21,7 @@ const BATCH = 500;
  * deadline. The claim reads the partial index of owed deadlines (0014 migration) only.
  */
 export async function sweepOverdue(now = new Date()): Promise<number> {
-	const owed = { status: 'active', dueAt: { [Op.ne]: null, [Op.lte]: now }, overdueNotifiedAt: null };
+	const owed = { ...overdueWhere(now), overdueNotifiedAt: null };
 	// Most passes find nothing: one read, and no write transaction (on SQLite, no write lock).
 	if ((await Enrollment.findOne({ where: owed, attributes: ['id'] })) === null) return 0;
 	let settled = 0;

@@ -2,7 +2,8 @@ import type { Transaction } from 'sequelize';
 
 import { recordEvents } from '../events/record';
 import type { Enrollment } from './model';
-import { isOverdue, serializeEnrollment } from './serialize';
+import { isOverdue } from './overdue-rule';
+import { serializeEnrollment } from './serialize';
 
 /**
  * SPEC §17's `enrollment.overdue`: once per deadline, recorded in the transaction that marks the

@@ -2,6 +2,7 @@ import type { Database } from '../db';
 import type { Read, Table } from '../db/table';
 import type { Where } from '../db/where';
 import type { Enrollment } from './model';
+import { overdueSql } from './overdue-rule';
 
 export type EnrollmentRow = Read<
 	Pick<
@@ -50,8 +51,8 @@ export function enrollmentConditions(where: Where, { student_id, course_id, stat
 	if (group_id !== undefined) where.and((p) => `student_id IN (SELECT user_id FROM group_members WHERE group_id = ${p})`, group_id);
 	if (due_before !== undefined) where.and((p) => `due_at < ${p}`, new Date(due_before));
 	if (due_after !== undefined) where.and((p) => `due_at > ${p}`, new Date(due_after));
-	if (overdue === 'true') where.and((p) => `status = 'active' AND due_at <= ${p}`, new Date());
-	if (overdue === 'false') where.and((p) => `(status <> 'active' OR due_at IS NULL OR due_at > ${p})`, new Date());
+	if (overdue === 'true') where.and((p) => overdueSql(p), new Date());
+	if (overdue === 'false') where.and((p) => `NOT (${overdueSql(p)})`, new Date());
 }
 
 /** The elements of a JSON array parameter as rows of one column, `value`. */

@@ -1,10 +1,6 @@
-import { epochMs, iso } from '../common/time';
+import { iso } from '../common/time';
+import { isOverdue } from './overdue-rule';
 import type { EnrollmentRow } from './queries';
-
-/** SPEC §17: an active enrollment whose deadline has passed (at `now`, the moment of the answer). */
-export function isOverdue({ status, dueAt }: Pick<EnrollmentRow, 'status' | 'dueAt'>, now = Date.now()): boolean {
-	return status === 'active' && dueAt !== null && epochMs(dueAt) <= now;
-}
 
 export function serializeEnrollment(enrollment: EnrollmentRow) {
 	return {

@@ -1,4 +1,5 @@
 import { database, type Database } from '../db';
+import { overdueSql } from '../enrollments/overdue-rule';
 
 /**
  * The completion report's counts for one group's members (`group_id`, SPEC §20): read from the
@@ -9,7 +10,7 @@ const ENROLLMENTS_OF_MEMBERS = (db: Database) => {
 	const of = (status: string) => `sum(CASE WHEN e.status = '${status}' THEN 1 ELSE 0 END) AS ${status}`;
 	return (
 		`SELECT e.course_id, count(*) AS enrolled, ${['active', 'completed', 'withdrawn', 'expired'].map(of).join(', ')}, ` +
-		`sum(CASE WHEN e.status = 'active' AND e.due_at <= ${db.storedTime('$3')} THEN 1 ELSE 0 END) AS overdue ` +
+		`sum(CASE WHEN ${overdueSql(db.storedTime('$3'), 'e')} THEN 1 ELSE 0 END) AS overdue ` +
 		'FROM group_members m JOIN enrollments e ON e.student_id = m.user_id WHERE m.group_id = $1 AND e.organization_id = $2 GROUP BY e.course_id'
 	);
 };

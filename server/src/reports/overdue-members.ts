@@ -1,4 +1,5 @@
 import { database, type Database } from '../db';
+import { overdueSql } from '../enrollments/overdue-rule';
 
 /** One overdue enrollment of a group's member, as Settings → Compliance lists it (SPEC §20). */
 export interface OverdueMember {
@@ -20,7 +21,7 @@ const DAY_MS = 86_400_000;
 const OVERDUE_OF_MEMBERS = (db: Database, what: 'page' | 'count') => {
 	const from =
 		'FROM group_members m JOIN enrollments e ON e.student_id = m.user_id ' +
-		`WHERE m.group_id = $1 AND e.organization_id = $2 AND e.status = 'active' AND e.due_at <= ${db.storedTime('$3')}`;
+		`WHERE m.group_id = $1 AND e.organization_id = $2 AND ${overdueSql(db.storedTime('$3'), 'e')}`;
 	return what === 'count'
 		? `SELECT count(*) AS n ${from}`
 		: `SELECT u.id AS user_id, u.name, u.email, e.id AS enrollment_id, k.id AS course_id, k.title AS course_title, ${db.isoText('e.due_at')} AS due_at ` +

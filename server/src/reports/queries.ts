@@ -1,4 +1,5 @@
 import type { Database } from '../db';
+import { overdueSql } from '../enrollments/overdue-rule';
 
 /** The organization's published courses in report order; `$2`, when given, keeps one. */
 export const COURSES = `SELECT id, title FROM courses WHERE organization_id = $1 AND status = 'published' ORDER BY created_at, id`;
@@ -33,7 +34,7 @@ export function reportCounts(db: Database): string {
 		WHERE organization_id = $1 AND list IN ('enrollments', 'certificates') AND filter LIKE 'course=%'
 	UNION ALL
 	SELECT 'owed', course_id, count(*) FROM enrollments${owedIndex}
-		WHERE organization_id = $1 AND status = 'active' AND due_at IS NOT NULL AND overdue_notified_at IS NULL AND due_at <= ${now}
+		WHERE organization_id = $1 AND ${overdueSql(now)} AND overdue_notified_at IS NULL
 		GROUP BY course_id
 	UNION ALL
 	SELECT 'expired_this_month', course_id, count(*) FROM certificates
