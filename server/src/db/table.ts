@@ -2,6 +2,7 @@ import type { Timestamp } from '../common/time';
 import type { Database } from './database';
 import { database } from './index';
 import type { Where } from './where';
+import type { Scope } from '../api-keys/model';
 
 /**
  * What a component's queries.ts says about the table a list and a GET read: its name, the
@@ -36,6 +37,11 @@ export interface Expansion<R> {
 	read: (organizationId: string, ids: string[]) => Promise<Array<{ id: string }>>;
 	/** The embedded record's fields, as the API document names them (`{id, title}`). */
 	shows: string;
+	/**
+	 * The scope the embedded record needs beyond the list's own (a student's name and e-mail are
+	 * roster data: `read:users`, SPEC §5), or undefined when the list's scope covers it.
+	 */
+	scope?: Scope;
 }
 
 const newestFirstTables = new WeakMap<object, object>();

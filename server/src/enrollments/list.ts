@@ -1,5 +1,6 @@
 import Joi from 'joi';
 
+import type { Caller } from '../api-keys/authenticate';
 import { readCourseSummaries } from '../courses/queries';
 import { counterFilter, type Counter } from '../db/list-counts';
 import type { Table } from '../db/table';
@@ -22,6 +23,18 @@ export const STUDENT_AND_COURSE: SearchReference[] = [
 	{ column: 'student_id', kind: 'user' },
 	{ column: 'course_id', kind: 'course' },
 ];
+
+/** Students' names and e-mails are roster data, which read:users gates (SPEC §5), whatever list they are reached through. */
+const readsPeople = (caller: Caller) => caller.apiKey.scopeList.includes('read:users');
+
+/**
+ * What a search on enrollments or certificates matches: the student's name or e-mail and the
+ * course's title, or, for a key without read:users, the course's title only (a match on a name
+ * would tell who is called what).
+ */
+function searchedReferences(caller: Caller): SearchReference[] {
+	return readsPeople(caller) ? STUDENT_AND_COURSE : STUDENT_AND_COURSE.filter((r) => r.kind !== 'user');
+}
 
 type Shared = { student_id: string; course_id: string; search: string };
 
@@ -46,14 +59,16 @@ export function studentAndCourseList<R extends { studentId: string; courseId: st
 			search: searchParam(),
 		} as ListDefinition<R, F>['filters'],
 		scopesItself: ({ search }) => search !== undefined,
-		where: (where, given, organizationId) => {
-			if (given.search !== undefined) referenceSearchCondition(where, table.name, STUDENT_AND_COURSE, organizationId, given.search);
+		where: (where, given, organizationId, _params, caller) => {
+			if (given.search !== undefined) referenceSearchCondition(where, table.name, searchedReferences(caller), organizationId, given.search);
 			conditions(where, given);
 		},
-		searchRead: (search, _others, organizationId, read, page) => personAndCourseSearchPage(read, list, { person: 'student_id', course: 'course_id' }, organizationId, search, page),
+		// Without read:users the search looks at the course only (searchedReferences): the general read serves it.
+		searchRead: (search, _others, organizationId, read, page, caller) =>
+			readsPeople(caller) ? personAndCourseSearchPage(read, list, { person: 'student_id', course: 'course_id' }, organizationId, search, page) : Promise.resolve(undefined),
 		sortable: true,
 		expansions: {
-			student: { idOf: (row) => row.studentId, read: readUserSummaries, shows: '{id, name, email}' },
+			student: { idOf: (row) => row.studentId, read: readUserSummaries, shows: '{id, name, email}', scope: 'read:users' },
 			course: { idOf: (row) => row.courseId, read: readCourseSummaries, shows: '{id, title}' },
 		},
 	};

@@ -6,6 +6,7 @@ import { countRows, newestFirstOf, readPage, type Expansion, type PageRequest, t
 import { Where } from '../db/where';
 import type { SearchRead } from '../search/pages';
 import type { Caller } from '../api-keys/authenticate';
+import { problems } from '../common/problem';
 import { callerOf } from './auth';
 import { publicOrigin } from './public-url';
 import { integerParam, parseQuery, type QuerySchema } from './validate';
@@ -48,7 +49,7 @@ export interface ListDefinition<R, F extends Record<string, string>> {
 	 * with the same answer; undefined leaves both to the general read, a total without rows leaves
 	 * it the page.
 	 */
-	searchRead?(search: string, others: Partial<F>, organizationId: string, table: Table<R>, page: PageRequest): Promise<SearchRead<R> | undefined>;
+	searchRead?(search: string, others: Partial<F>, organizationId: string, table: Table<R>, page: PageRequest, caller: Caller): Promise<SearchRead<R> | undefined>;
 	/** The filters searchRead takes beside `search` (users: `role`, which the Students picker sends). */
 	searchWith?: ReadonlyArray<keyof F>;
 	/** Accepts `sort=-created_at` (newest first; the default `created_at` is oldest first). */
@@ -113,10 +114,16 @@ export function listEndpoint<R, F extends Record<string, string>>(definition: Li
 		const filters = query as Partial<F>;
 		const caller = callerOf(res);
 		const organizationId = caller.organization.id;
+		const expanded = expand === undefined ? [] : [...new Set(expand.split(','))];
+		// Before any read: an expansion showing what the key may not read is refused whole, never left out quietly.
+		for (const name of expanded) {
+			const { scope } = definition.expansions![name];
+			if (scope !== undefined && !caller.apiKey.scopeList.includes(scope)) throw problems.insufficientScope(scope);
+		}
 		const table = sort === '-created_at' ? newestFirstOf(definition.table) : definition.table;
 		const [rows, count] = await readListPage(definition, filters, caller, req.params as Record<string, string>, table, { page, perPage });
 		const items = rows.map((row) => definition.serialize(row, caller) as Record<string, unknown>);
-		for (const name of expand === undefined ? [] : [...new Set(expand.split(','))]) {
+		for (const name of expanded) {
 			const expansion = definition.expansions![name];
 			const records = new Map((await expansion.read(organizationId, [...new Set(rows.map(expansion.idOf))])).map((r) => [r.id, r]));
 			rows.forEach((row, i) => (items[i][name] = records.get(expansion.idOf(row)) ?? null));
@@ -140,7 +147,7 @@ async function readListPage<R, F extends Record<string, string>>(
 	const organizationId = caller.organization.id;
 	const { search, ...others } = filters as Partial<F> & { search?: string };
 	const taken = search !== undefined && Object.entries(others).every(([name, v]) => v === undefined || definition.searchWith?.includes(name));
-	const searched = taken ? await definition.searchRead?.(search, others as Partial<F>, organizationId, table, request) : undefined;
+	const searched = taken ? await definition.searchRead?.(search, others as Partial<F>, organizationId, table, request, caller) : undefined;
 	if (searched?.rows !== undefined) return [searched.rows, searched.total];
 	const where = new Where();
 	if (!definition.scopesItself?.(filters)) where.equals('organization_id', organizationId);
@@ -154,7 +161,7 @@ async function readListPage<R, F extends Record<string, string>>(
 function expandParam(expansions: Record<string, Expansion<never>>): Joi.Schema {
 	const names = Object.keys(expansions);
 	const rule = `a comma-separated list of ${names.join(', ')}`;
-	const shown = Object.entries(expansions).map(([name, { shows }]) => `\`${name}\` (${shows})`);
+	const shown = Object.entries(expansions).map(([name, { shows, scope }]) => `\`${name}\` (${shows}${scope ? `; needs ${scope} as well` : ''})`);
 	return Joi.string()
 		.pattern(new RegExp(`^(${names.join('|')})(,(${names.join('|')}))*$`), 'expansions')
 		.messages({ 'string.pattern.name': `{{#label}} must be ${rule}`, 'string.empty': `{{#label}} must be ${rule}` })

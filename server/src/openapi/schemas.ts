@@ -36,7 +36,7 @@ const expandedNames = {
 		additionalProperties: false,
 		required: ['id', 'name', 'email'],
 		properties: { id: userId, name: { type: 'string' }, email: { type: 'string', format: 'email' } },
-		description: 'Only with expand=student: who the student is (null if the user is no longer there).',
+		description: 'Only with expand=student, which also needs the read:users scope (403 insufficient_scope without it): who the student is (null if the user is no longer there).',
 	},
 	course: {
 		type: ['object', 'null'],
