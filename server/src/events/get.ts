@@ -5,15 +5,17 @@ import { callerOf } from '../http/auth';
 import { parseQuery } from '../http/validate';
 import { feedHead, findEvent, serializeEvent } from './feed';
 import { visibleTypes } from './list';
-import { EVENT_TYPES, scopeOf } from './types';
+import { EVENT_TYPES } from './types';
 
-/** GET /api/v1/events/{id}: one event the feed has served (or would serve now). */
+/** GET /api/v1/events/{id}: one event the feed has served (or would serve now) to this key. */
 export const getEvent: RequestHandler = async (req, res) => {
 	const caller = callerOf(res);
 	const visible = visibleTypes(caller.apiKey.scopeList);
 	const row = await findEvent(caller.organization.id, String(req.params.id));
-	if (!row) throw problems.notFound('event');
-	if (!visible.includes(row.type)) throw problems.insufficientScope(scopeOf(row.type));
+	// One answer for every event this key cannot see, whether it is another organization's, of a
+	// type outside the key's scopes, or none at all (issue 39): a 403 here would confirm that the
+	// id exists, and so tell the key about events it may not read.
+	if (!row || !visible.includes(row.type)) throw problems.notFound('event');
 	res.json(serializeEvent(row));
 };
 

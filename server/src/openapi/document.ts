@@ -558,7 +558,7 @@ const listEvents = {
 const getEvent = {
 	operationId: 'getEvent',
 	summary: 'Retrieve an event',
-	description: 'One event of the feed. Another organization’s id answers 404; a type the key cannot see answers 403.',
+	description: 'One event of the feed. An event of a type the key cannot see, another organization’s id and an unknown id all answer the same 404. A key that can see no type at all gets 403.',
 	tags: ['Event'],
 	...eventSecurity,
 	parameters: idParameter('event', /^evt_[0-9a-f]{28}$/),
