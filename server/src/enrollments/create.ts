@@ -56,7 +56,7 @@ export const createEnrollment = async ({ body, caller }: WriteRequest, reads?: E
 		if (options?.if_exists !== 'return' || !(err instanceof RuleError) || err.code !== 'already_enrolled') throw err;
 		const existing = await readOne(ENROLLMENTS, caller.organization.id, String(err.details.enrollmentId));
 		if (!existing) throw err;
-		return ok(serializeEnrollment(existing));
+		return { ...ok(serializeEnrollment(existing)), unchanged: true };
 	}
 };
 

@@ -19,6 +19,12 @@ export interface Answer {
 	keptBody?: unknown;
 	/** An unexpected error behind part of the answer (a batch item): logged, and the answer not kept. */
 	failure?: unknown;
+	/**
+	 * The request changed nothing (a batch whose every item was refused or found its record as it
+	 * was): its answer is not kept for an Idempotency-Key, since running it again is as safe as
+	 * replaying it (http/idempotency.ts).
+	 */
+	unchanged?: true;
 }
 
 /** What a write operation gets: the parsed JSON body (one item of a batch), the path's parameters, the caller. */

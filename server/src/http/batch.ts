@@ -91,6 +91,7 @@ export function batchOf<Reads, Options extends object = Record<string, never>>(
 		const data: BatchItem[] = [];
 		const kept: BatchItem[] = [];
 		let failure: unknown;
+		let changed = false;
 		for (const [index, body] of items.entries()) {
 			let answer: Answer;
 			try {
@@ -102,6 +103,8 @@ export function batchOf<Reads, Options extends object = Record<string, never>>(
 				failure ??= err;
 				answer = problemAnswer(problems.internal(), request.requestId);
 			}
+			// A refusal changes nothing (each item runs in its own transaction); a success may, unless it says otherwise.
+			if (answer.status < 300 && answer.unchanged === undefined) changed = true;
 			data.push({ index, status: answer.status, body: answer.body });
 			kept.push({ index, status: answer.status, body: answer.keptBody ?? answer.body });
 		}
@@ -109,6 +112,7 @@ export function batchOf<Reads, Options extends object = Record<string, never>>(
 		// What a replay shows, when an item's first answer held a secret shown once.
 		if (kept.some((entry, i) => entry.body !== data[i].body)) answer.keptBody = { data: kept };
 		if (failure !== undefined) answer.failure = failure;
+		if (!changed) answer.unchanged = true;
 		return answer;
 	};
 }

@@ -61,9 +61,14 @@ function withRequestId(problemText: string, requestId: string): string {
 	return JSON.stringify(problem);
 }
 
-/** 400s change nothing and are not the request's outcome; 5xx are ours, and a retry should run again. */
+/**
+ * 400s change nothing and are not the request's outcome; 5xx are ours, and a retry should run
+ * again. A batch that changed nothing is not kept either (issue 39 L3: a re-run of 100 items that
+ * all exist or are all refused kept 41.6 KB for 24 hours): its retry runs again and answers the
+ * same, since nothing moved, and a retry after something did move should see it.
+ */
 function isKept(answer: Answer): boolean {
-	return answer.status !== 400 && answer.status < 500 && answer.failure === undefined;
+	return answer.status !== 400 && answer.status < 500 && answer.failure === undefined && answer.unchanged === undefined;
 }
 
 function send(res: Response, answer: Answer): void {

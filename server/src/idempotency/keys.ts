@@ -1,3 +1,5 @@
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+
 import { Op, UniqueConstraintError } from 'sequelize';
 
 import { randomBase62 } from '../common/ids';
@@ -47,6 +49,27 @@ export type Claim = { token: string; replay?: undefined } | { replay: KeptAnswer
 const later = (now: Date, ms: number) => new Date(now.getTime() + ms);
 
 /**
+ * Answers longer than this are kept compressed (issue 39 L3): a batch's answer of 100 records is
+ * about 40 KB of JSON whose field names and ids repeat, and shrinks to a fifth or less; short
+ * answers (a record, a problem) are not worth it.
+ */
+const COMPRESS_ABOVE = 1_024;
+/** Marks a kept body as Brotli, Base64: JSON text never starts with it. */
+const COMPRESSED = 'br64:';
+
+/** The body as it is stored: as is, or compressed when long. */
+function storedBody(body: string): string {
+	if (body.length <= COMPRESS_ABOVE) return body;
+	const packed = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } });
+	return `${COMPRESSED}${packed.toString('base64')}`;
+}
+
+/** The body as it was answered, from what is stored (rows kept before compression included). */
+function answeredBody(stored: string): string {
+	return stored.startsWith(COMPRESSED) ? brotliDecompressSync(Buffer.from(stored.slice(COMPRESSED.length), 'base64')).toString('utf8') : stored;
+}
+
+/**
  * Claims the key for this request, or answers from what the key already holds: the kept answer
  * of the same request (a replay), RuleError `idempotency_key_reused` for another request, or
  * `idempotency_key_in_use` while the first one runs. A row past its 24 hours counts as absent.
@@ -82,7 +105,7 @@ export async function claimKey(request: KeyedRequest, now = new Date()): Promise
 				replay: {
 					status: held.responseStatus,
 					headers: JSON.parse(held.responseHeaders ?? '{}') as Record<string, string>,
-					body: held.responseBody ?? '',
+					body: answeredBody(held.responseBody ?? ''),
 				},
 			};
 		}
@@ -106,7 +129,7 @@ export async function keepAnswer(request: Pick<KeyedRequest, 'organizationId' | 
 			{
 				responseStatus: answer.status,
 				responseHeaders: JSON.stringify(answer.headers),
-				responseBody: answer.body,
+				responseBody: storedBody(answer.body),
 				claimToken: null,
 				claimedUntil: null,
 			},
