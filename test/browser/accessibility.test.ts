@@ -24,6 +24,8 @@ let browser: Browser;
 let receiver: Receiver;
 let keyId: string;
 let resetPath: string;
+let endpointId: string;
+let deliveryId: string;
 
 function account(organization: string, role: string): { email: string; password: string } {
 	const found = server.demo!.accounts.find((a) => a.organization === organization && a.role === role);
@@ -43,6 +45,11 @@ beforeAll(async () => {
 		body: JSON.stringify({ url: `${receiver.url}/a/rather/long/path/for/the/endpoint/url`, events: ['*'], description: 'n8n: welcome e-mails' }),
 	});
 	expect(created.status).toBe(201);
+	endpointId = ((await created.json()) as { id: string }).id;
+	// A delivery (a test event) for the endpoint's log and the delivery's page.
+	const test = await fetch(`${server.baseUrl}/api/v1/webhook_endpoints/${endpointId}/test`, { method: 'POST', headers: { Authorization: `Bearer ${key}` } });
+	expect(test.status).toBe(201);
+	deliveryId = ((await test.json()) as { id: string }).id;
 	const { token } = await createResetLink(await findAccount(account('acme', 'admin').email), { kind: 'cli' }, {});
 	resetPath = `/login/reset/${token}`;
 }, 120_000);
@@ -83,6 +90,9 @@ const PAGES = [
 	{ name: 'rotate-confirm', path: () => `/settings/api-keys/${keyId}/rotate`, as: ['acme', 'super_admin'] },
 	{ name: 'revoke-confirm', path: () => `/settings/api-keys/${keyId}/revoke`, as: ['acme', 'super_admin'] },
 	{ name: 'webhooks', path: '/settings/webhooks', as: ['acme', 'super_admin'] },
+	{ name: 'webhook-endpoint', path: () => `/settings/webhooks/${endpointId}`, as: ['acme', 'super_admin'] },
+	{ name: 'webhook-edit', path: () => `/settings/webhooks/${endpointId}/edit`, as: ['acme', 'super_admin'] },
+	{ name: 'webhook-delivery', path: () => `/settings/webhooks/${endpointId}/deliveries/${deliveryId}`, as: ['acme', 'super_admin'] },
 	{ name: 'compliance', path: '/settings/compliance', as: ['acme', 'admin'] },
 	{ name: 'settings-admin', path: '/settings', as: ['acme', 'admin'] },
 	{ name: 'settings-business', path: '/settings', as: ['initech', 'super_admin'] },

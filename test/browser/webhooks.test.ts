@@ -1,9 +1,11 @@
 /**
  * Settings → Webhooks in a real browser (Debian's Chromium through playwright-core), against the
- * real server and a real receiver on 127.0.0.1: the Super Admin sees the endpoints and what was
- * delivered, adds an endpoint (its secret shown once), sends a test event and reads its request
- * and response, resends it, disables and enables, rotates the secret; deleting one on the page
- * stops its deliveries at once. axe-core checks each new page at a desktop width and at 390 px.
+ * real server and a real receiver on 127.0.0.1: the Super Admin sees the endpoints and, on each
+ * endpoint's page, what was delivered (GitHub's "Recent Deliveries": filters, paging, each
+ * delivery's attempts with request and response, Redeliver at any time, the next attempt); adds an
+ * endpoint (its secret shown once), edits it (same id and secret), sends a test event, disables
+ * and enables, rotates the secret; deleting one on the page stops its deliveries at once. axe-core
+ * checks each new page at a desktop width and at 390 px.
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -79,6 +81,9 @@ test('the Super Admin sees endpoints, their status and recent deliveries (event,
 	const row = page.locator(`#endpoints tr[data-endpoint-id="${created.body.id}"]`);
 	await expect(row.locator('.endpoint-url').textContent()).resolves.toBe(receiver.url);
 	await expect(row.textContent()).resolves.toMatch(/Enabled[\s\S]*n8n: welcome e-mails|n8n: welcome e-mails[\s\S]*Enabled/);
+	// Its deliveries are on its own page.
+	await Promise.all([page.waitForEvent('load'), row.locator('.endpoint-link').click()]);
+	expect(new URL(page.url()).pathname).toBe(`/settings/webhooks/${created.body.id}`);
 	const delivery = page.locator(`#deliveries tr[data-event-id="${eventId}"]`);
 	await expect(delivery.textContent()).resolves.toContain('enrollment.created');
 	await expect(delivery.locator('.http-status').textContent()).resolves.toBe('200');
@@ -160,7 +165,7 @@ describe.each([
 	{ name: 'desktop', width: 1280, height: 900 },
 	{ name: 'phone', width: 390, height: 844 },
 ])("the endpoint's whole life on the page, at $width px ($name)", ({ name, width, height }) => {
-	test('add (secret once, id shown), test event with its request and response, Resend, failing badge, disable/enable, rotate', async () => {
+	test('add (secret once, id shown), edit, test event, filters, its attempts, Redeliver with the next attempt, failing badge, disable/enable, rotate', async () => {
 		const hook = await startReceiver(`/page-${name}`);
 		try {
 			const page = await signedIn('acme', 'super_admin', { width, height });
@@ -192,42 +197,99 @@ describe.each([
 			expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}`)).status).toBe(404);
 			expect(await AuditEvent.count({ where: { action: 'webhook.created', webhookEndpointId: id } })).toBe(1);
 
-			// A test event: signed with the secret shown; its request and response on the page.
-			await submit(page, row.getByRole('button', { name: 'Send test event' }));
+			// Edit: same id and secret, the picker saying what each type is.
+			await submit(page, row.getByRole('link', { name: `Edit ${hook.url}` }));
+			expect(new URL(page.url()).pathname).toBe(`/settings/webhooks/${id}/edit`);
+			await expect(page.getByRole('checkbox', { name: 'enrollment.overdue' }).getAttribute('aria-describedby')).resolves.toMatch(/^event-help-/);
+			await expect(page.locator('.event-help', { hasText: 'passed its due date' }).count()).resolves.toBe(1);
+			await expect(page.getByRole('checkbox', { name: 'user.created' }).isChecked()).resolves.toBe(true);
+			await expectAccessible(page);
+			await page.getByRole('checkbox', { name: 'enrollment.completed' }).check();
+			await page.getByLabel('Description (optional)').fill(`Warehouse loader, edited (${name})`);
+			await submit(page, page.getByRole('button', { name: 'Save changes' }));
+			expect(new URL(page.url()).pathname).toBe(`/settings/webhooks/${id}`);
+			await expect(page.getByRole('status').textContent()).resolves.toContain('Its ID and signing secret are unchanged.');
+			const edited = (await WebhookEndpoint.findByPk(id))!;
+			expect({ events: edited.eventList, description: edited.description, secret: edited.secret }).toEqual({
+				events: ['user.created', 'enrollment.created', 'enrollment.completed'],
+				description: `Warehouse loader, edited (${name})`,
+				secret: stored!.secret,
+			});
+
+			// The endpoint's page: its settings, its actions and its deliveries.
+			const endpoint = page.locator('#endpoint');
+			await expect(endpoint.locator('.endpoint-id').textContent()).resolves.toBe(id);
+			await expect(page.locator('#no-deliveries').count()).resolves.toBe(1);
+			await expectAccessible(page);
+
+			// A test event: signed with the secret shown; its request and response on the delivery's page.
+			await submit(page, endpoint.getByRole('button', { name: 'Send test event' }));
 			await expect(page.getByRole('status').textContent()).resolves.toContain('webhook.test');
 			const [test] = await hook.waitFor(1);
 			expect(test.headers['lms-event-type']).toBe('webhook.test');
 			expect(signedWith(String(test.headers['lms-signature']), test.body, secret)).toBe(true);
 			const eventId = String(test.headers['lms-event-id']);
-			let delivery = await deliveryRow(page, eventId, '200');
-			await delivery.getByText('Request and response').click();
-			await expect(delivery.locator('.request-body').textContent()).resolves.toBe(test.body);
-			await expect(delivery.locator('.request-headers').textContent()).resolves.toContain(`LMS-Signature: ${String(test.headers['lms-signature'])}`);
-			await expect(delivery.locator('.response-status').textContent()).resolves.toBe('HTTP 200');
-			// A loopback receiver: its answer's body is not kept (SPEC §22).
-			await expect(delivery.locator('.response-body-not-kept').count()).resolves.toBe(1);
-			await expectAccessible(page);
+			const listed = await deliveryRow(page, eventId, '200');
+			await expect(listed.locator('.result').textContent()).resolves.toBe('Delivered');
 			// docs/images/settings-webhooks.png: always under artifacts/, into docs/ with UPDATE_DOCS_SCREENSHOT=1 (as settings.test.ts does).
-			await page.screenshot({ path: artifactPath(`webhooks-delivery-${name}`), fullPage: true });
+			await page.screenshot({ path: artifactPath(`webhooks-endpoint-${name}`), fullPage: true });
 			if (name === 'desktop' && process.env.UPDATE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: SCREENSHOT, fullPage: true });
+			// Filters: by status and event type, kept in the address and the form.
+			await page.locator('#filter-status').selectOption('failed');
+			await submit(page, page.getByRole('button', { name: 'Filter' }));
+			await expect(page.locator('#no-deliveries').textContent()).resolves.toBe('No delivery matches these filters.');
+			await page.locator('#filter-status').selectOption('delivered');
+			await page.locator('#filter-event-type').selectOption('webhook.test');
+			await submit(page, page.getByRole('button', { name: 'Filter' }));
+			expect(new URL(page.url()).search).toBe('?status=delivered&event_type=webhook.test&from=&to=');
+			await expect(page.locator('#deliveries tbody tr').count()).resolves.toBe(1);
+			await expectAccessible(page);
 
-			// Resend: the same event again; this time the receiver fails, and the endpoint says so.
+			await submit(page, listed.locator('.delivery-link'));
+			expect(new URL(page.url()).pathname).toMatch(new RegExp(`^/settings/webhooks/${id}/deliveries/whd_`));
+			const attempt = page.locator('details.attempt[data-attempt="1"]');
+			await expect(page.locator('#request-body').textContent()).resolves.toBe(test.body);
+			await expect(attempt.locator('.request-headers').textContent()).resolves.toContain(`LMS-Signature: ${String(test.headers['lms-signature'])}`);
+			await expect(attempt.locator('.response-status').textContent()).resolves.toBe('HTTP 200 · 2 bytes');
+			await expect(attempt.locator('.attempt-duration').textContent()).resolves.toMatch(/^\d+ ms$/);
+			// A loopback receiver: its answer's body is not kept (SPEC §22).
+			await expect(attempt.locator('.response-body-not-kept').count()).resolves.toBe(1);
+			await expectAccessible(page);
+			await page.screenshot({ path: artifactPath(`webhooks-delivery-${name}`), fullPage: true });
+
+			// Redeliver: the same event again, now; this time the receiver fails, so a next attempt is owed and shown.
 			hook.answer((_r, res) => res.writeHead(503, { 'Content-Type': 'text/plain' }).end('warehouse is down'));
-			await submit(page, delivery.getByRole('button', { name: /^Resend/ }));
+			await submit(page, page.getByRole('button', { name: 'Redeliver' }));
+			await expect(page.getByRole('status').textContent()).resolves.toContain('is being sent again now');
 			const [, resent] = await hook.waitFor(2);
 			expect(resent.headers['lms-event-id']).toBe(eventId);
-			delivery = await deliveryRow(page, eventId, '503');
-			await delivery.getByText('Request and response').click();
-			await expect(delivery.locator('.response-body-not-kept').count()).resolves.toBe(1);
-			await expect(row.locator('[data-failing]').textContent()).resolves.toBe('Failing');
+			await waitUntil(
+				async () => {
+					await page.reload();
+					return (await page.locator('details.attempt[data-attempt="2"] .attempt-status').count()) === 1;
+				},
+				{ interval: 200, what: 'the second attempt on the page' },
+			);
+			const second = page.locator('details.attempt[data-attempt="2"]');
+			await expect(second.getAttribute('open')).resolves.toBe('');
+			await expect(second.locator('.attempt-status').textContent()).resolves.toBe('HTTP 503');
+			await expect(second.locator('.response-body-not-kept').count()).resolves.toBe(1);
+			await expect(page.locator('#delivery .result').textContent()).resolves.toBe('Retrying (HTTP 503)');
+			await expect(page.locator('#next-attempt time').getAttribute('datetime')).resolves.toMatch(/^\d{4}-/);
+			await expectAccessible(page);
+			// Redeliver again while it is failing: sent now, no 409.
+			await submit(page, page.getByRole('button', { name: 'Redeliver' }));
+			await hook.waitFor(3);
+			await submit(page, page.getByRole('link', { name: `Endpoint ${id}` }));
+			await expect(endpoint.locator('[data-failing]').textContent()).resolves.toBe('Failing');
 
 			// Disable, then enable: nothing can be sent meanwhile; enabled again, the failing run is forgotten.
-			await submit(page, row.getByRole('button', { name: 'Disable' }));
-			await expect(row.getAttribute('data-status')).resolves.toBe('disabled');
+			await submit(page, endpoint.getByRole('button', { name: 'Disable' }));
+			await expect(endpoint.getAttribute('data-status')).resolves.toBe('disabled');
 			expect((await WebhookEndpoint.findByPk(id))?.status).toBe('disabled');
-			await submit(page, row.getByRole('button', { name: 'Enable' }));
-			await expect(row.getAttribute('data-status')).resolves.toBe('enabled');
-			expect(await row.locator('[data-failing]').count()).toBe(0);
+			await submit(page, endpoint.getByRole('button', { name: 'Enable' }));
+			await expect(endpoint.getAttribute('data-status')).resolves.toBe('enabled');
+			expect(await endpoint.locator('[data-failing]').count()).toBe(0);
 			expect((await WebhookEndpoint.findByPk(id))?.status).toBe('enabled');
 			for (const action of ['webhook.disabled', 'webhook.enabled']) {
 				expect(await AuditEvent.count({ where: { action, webhookEndpointId: id } })).toBe(1);
@@ -236,19 +298,21 @@ describe.each([
 			await page.goto('/settings/api-keys');
 			const disabledEntry = page.locator('#audit-log tr', { hasText: 'Webhook endpoint disabled' }).filter({ hasText: id });
 			await expect(disabledEntry.textContent()).resolves.toContain(account('acme', 'super_admin').email);
-			await page.goto('/settings/webhooks');
+			await page.goto(`/settings/webhooks/${id}`);
 
 			// Rotate: the new secret once; for 24 h deliveries carry both signatures.
 			hook.answer((_r, res) => res.writeHead(200).end('ok'));
-			await submit(page, row.getByRole('button', { name: 'Rotate secret' }));
+			await submit(page, endpoint.getByRole('button', { name: 'Rotate secret' }));
 			expect(new URL(page.url()).pathname).toBe('/settings/webhooks/secret');
 			const rotated = (await page.locator('#webhook-secret').textContent())!;
 			expect(rotated).toMatch(/^whsec_/);
 			expect(rotated).not.toBe(secret);
 			await expect(page.locator('#previous-secret').textContent()).resolves.toContain('both the old and the new secret');
 			await submit(page, page.getByRole('link', { name: 'I have stored the secret' }));
-			await submit(page, row.getByRole('button', { name: 'Send test event' }));
-			const [, , afterRotation] = await hook.waitFor(3);
+			expect(new URL(page.url()).pathname).toBe(`/settings/webhooks/${id}`);
+			const sentBefore = hook.received.length;
+			await submit(page, endpoint.getByRole('button', { name: 'Send test event' }));
+			const afterRotation = (await hook.waitFor(sentBefore + 1)).find((r) => r.headers['lms-event-type'] === 'webhook.test' && r.headers['lms-event-id'] !== eventId)!;
 			expect(signedWith(String(afterRotation.headers['lms-signature']), afterRotation.body, rotated)).toBe(true);
 			expect(signedWith(String(afterRotation.headers['lms-signature']), afterRotation.body, secret)).toBe(true);
 			await page.context().close();
@@ -274,6 +338,16 @@ test('a refused URL is said with the form, which keeps what was typed; nothing i
 	await submit(page, page.getByRole('button', { name: 'Add endpoint' }));
 	await expect(page.locator('#form-error').textContent()).resolves.toContain('Choose at least one event type');
 	expect(await WebhookEndpoint.count()).toBe(before);
+
+	// The same on the edit form: said with it, what was typed kept, the endpoint unchanged.
+	const { id } = (await api(server.baseUrl, key, '/api/v1/webhook_endpoints', { method: 'POST', body: { url: receiver.url, events: ['enrollment.created'] } })).body;
+	await page.goto(`/settings/webhooks/${id}/edit`);
+	await page.getByLabel('URL').fill('http://169.254.169.254/latest/meta-data');
+	await submit(page, page.getByRole('button', { name: 'Save changes' }));
+	await expect(page.locator('#form-error').textContent()).resolves.toMatch(/not a public address/);
+	await expect(page.getByLabel('URL').inputValue()).resolves.toBe('http://169.254.169.254/latest/meta-data');
+	await expectAccessible(page);
+	expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}`)).body.url).toBe(receiver.url);
 	await page.context().close();
 });
 
@@ -283,8 +357,9 @@ test("the page's writes without the CSRF token are refused and change nothing", 
 	for (const action of ['disable', 'test', 'rotate']) {
 		expect((await page.request.post(`/settings/webhooks/${id}/${action}`, { form: { _csrf: 'forged' } })).status()).toBe(403);
 	}
+	expect((await page.request.post(`/settings/webhooks/${id}/edit`, { form: { _csrf: 'forged', url: 'https://example.com/x', events: '*' } })).status()).toBe(403);
 	expect((await page.request.post('/settings/webhooks', { form: { _csrf: 'forged', url: receiver.url, events: '*' } })).status()).toBe(403);
-	expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}`)).body.status).toBe('enabled');
+	expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}`)).body).toMatchObject({ status: 'enabled', url: receiver.url });
 	expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}/deliveries`)).body.data).toEqual([]);
 	expect(await AuditEvent.count({ where: { action: 'webhook.rotated', webhookEndpointId: id } })).toBe(0);
 	await page.context().close();

@@ -34,8 +34,11 @@ export class PageClient {
 		return this.send('GET', path);
 	}
 
-	post(path: string, form: Record<string, string>): Promise<PageResponse> {
-		return this.send('POST', path, new URLSearchParams(form).toString());
+	/** A form post; a field given a list is sent once per item, as checkboxes are. */
+	post(path: string, form: Record<string, string | string[]>): Promise<PageResponse> {
+		const body = new URLSearchParams();
+		for (const [name, value] of Object.entries(form)) for (const item of Array.isArray(value) ? value : [value]) body.append(name, item);
+		return this.send('POST', path, body.toString());
 	}
 
 	/** The CSRF token of the first form on a page. */

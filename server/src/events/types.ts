@@ -23,6 +23,31 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * What each type means, in a reader's terms: the one wording the event picker on Settings →
+ * Webhooks shows (the n8n triggers word the same types in nodes/shared/events.ts, which the
+ * package cannot import from the server). A Record, so a new type without a sentence fails to build.
+ */
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+	'user.created': 'A user was added to the organization.',
+	'user.updated': "A user's name, e-mail, role or external ID changed.",
+	'user.deactivated': 'A user was deactivated: no sign-in, active enrollments withdrawn.',
+	'user.reactivated': 'A deactivated user was reactivated.',
+	'enrollment.created': 'A student was enrolled in a course.',
+	'enrollment.progressed': "A student's progress in a course changed.",
+	'enrollment.completed': 'A student completed a course.',
+	'enrollment.withdrawn': 'A student withdrew from a course.',
+	'enrollment.reactivated': 'A withdrawn or expired enrollment became active again.',
+	'enrollment.expired': 'The LMS expired an enrollment.',
+	'enrollment.overdue': 'An active enrollment passed its due date (once per deadline).',
+	'certificate.issued': 'A student earned a certificate by completing a course.',
+	'group.created': 'A group was created.',
+	'group.updated': "A group's name, description or external ID changed.",
+	'group.deleted': 'A group was deleted; its assignments ended.',
+	'group.member_added': 'A user joined a group (one event per user).',
+	'group.member_removed': 'A user left a group (one event per user).',
+};
+
 const SCOPE_OF_RESOURCE: Record<string, Scope> = {
 	user: 'read:users',
 	enrollment: 'read:enrollments',

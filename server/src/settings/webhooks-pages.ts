@@ -2,21 +2,18 @@ import { Router, type Request, type Response } from 'express';
 
 import { RuleError } from '../common/rule-error';
 import type { WebhookConfig } from '../config';
-import type { SentRequest } from '../webhooks/exchange';
-import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../webhooks/event-types';
+import { updateEndpoint } from '../webhooks/edit';
 import { endpointInput } from '../webhooks/endpoint-input';
-import { requeueDelivery } from '../webhooks/requeue';
 import { rotateSecret } from '../webhooks/rotate-secret';
-import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, recentDeliveries } from '../webhooks/service';
+import { createEndpoint, deleteEndpoint, listEndpoints } from '../webhooks/service';
 import { setEndpointStatus } from '../webhooks/set-status';
 import { queueTestEvent } from '../webhooks/test-event';
 import { isWebhookSecret, type OneTimeKeyBox } from './one-time-key';
 import { redirectAfterSave, saveSession } from './session';
 import { asViewer, listField, requireSignIn, requireSuperAdmin, textField, viewerOf } from './viewer';
 import type { Views } from './views';
-
-const BASE = '/settings/webhooks';
-const DELIVERY_ROWS = 50;
+import { deliveryPages } from './webhook-deliveries-pages';
+import { EVENT_CHOICES, WEBHOOKS as BASE, endpointOfPage, endpointView, noticeThen } from './webhook-views';
 
 interface EndpointForm {
 	url?: string;
@@ -25,20 +22,29 @@ interface EndpointForm {
 	error?: string;
 }
 
-/** What a form field of the new endpoint's form broke, in the person's terms. */
+/** What a form field of the endpoint form (add or edit) broke, in the person's terms. */
 const FIELD_ERRORS: Record<string, string> = {
 	url: 'Enter the URL the LMS should post events to (http:// or https://, at most 2,048 characters, no control characters).',
 	events: 'Choose at least one event type, or "Every event type".',
 	description: 'The description must be at most 500 characters of plain text.',
 };
 
+/** The endpoint form as submitted, and what the API's own rule (webhooks/endpoint-input.ts) says of it, in the person's terms. */
+function submittedEndpoint(req: Request): { form: Required<Omit<EndpointForm, 'error'>>; error?: string } {
+	const form = { url: textField(req, 'url').trim(), events: listField(req, 'events'), description: textField(req, 'description').trim() };
+	const { error } = endpointInput.validate(form, { abortEarly: true });
+	if (!error) return { form };
+	const name = String(error.details[0]?.path[0] ?? 'url');
+	return { form, error: FIELD_ERRORS[name] ?? error.message };
+}
+
 /**
- * Settings → Webhooks (SPEC §12, §19): the organization's endpoints (id, status, a failing badge),
- * adding one (its secret shown once), disable and enable, a test event, secret rotation (shown
- * once), delete behind a confirmation, and the latest deliveries with their request, response and
- * a Resend button. Every change goes through the same webhooks/ functions as the API, with the
- * same rules and audit; this file only turns forms into calls and results into pages.
- * Enterprise only, like the API.
+ * Settings → Webhooks (SPEC §12, §19, §22): the organization's endpoints, adding one (its secret
+ * shown once) and, on each endpoint's page, editing it (same id and secret), disable and enable, a
+ * test event, secret rotation (shown once), delete behind a confirmation, and its deliveries
+ * (settings/webhook-deliveries-pages.ts). Every change goes through the same webhooks/ functions as
+ * the API, with the same rules and audit; this file only turns forms into calls and results into
+ * pages. Enterprise only, like the API.
  */
 export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: WebhookConfig): Router {
 	const router = Router();
@@ -46,81 +52,34 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 		if (viewerOf(res).hasApi) return next();
 		return views.render(req, res, 'not-found.njk', {}, 404);
 	});
+	const notFound = (req: Request, res: Response) => views.render(req, res, 'not-found.njk', {}, 404);
 
-	async function renderPage(req: Request, res: Response, form: EndpointForm = {}, status = 200): Promise<void> {
-		const organizationId = viewerOf(res).organization.id;
-		const [endpoints, deliveries] = await Promise.all([listEndpoints(organizationId), recentDeliveries(organizationId, DELIVERY_ROWS)]);
-		const byId = new Map(endpoints.map((e) => [e.id, e]));
+	async function renderList(req: Request, res: Response, form: EndpointForm = {}, status = 200): Promise<void> {
+		const endpoints = await listEndpoints(viewerOf(res).organization.id);
 		await views.render(
 			req,
 			res,
 			'webhooks.njk',
 			{
-				eventTypes: [ALL_EVENTS, ...WEBHOOK_EVENT_TYPES],
+				eventChoices: EVENT_CHOICES,
 				form: { url: form.url ?? '', events: form.events ?? [], description: form.description ?? '', error: form.error },
-				endpoints: endpoints.map((e) => ({
-					id: e.id,
-					url: e.url,
-					events: e.eventList,
-					description: e.description,
-					status: e.status,
-					// Failing: its latest attempts failed and none succeeded since (cleared by the next success).
-					failingSince: e.status === 'enabled' ? e.failingSince : null,
-					disabledReason: e.disabledReason,
-					createdAt: e.createdAt,
-				})),
-				deliveries: deliveries.map((d) => ({
-					id: d.id,
-					endpointId: d.endpointId,
-					endpointEnabled: byId.get(d.endpointId)?.status === 'enabled',
-					eventId: d.eventId,
-					eventType: d.eventType,
-					endpointUrl: byId.get(d.endpointId)?.url ?? d.endpointId,
-					status: d.status,
-					httpStatus: d.lastStatusCode,
-					error: d.lastError,
-					attempts: d.attempts,
-					at: d.lastAttemptAt ?? d.createdAt,
-					request: d.lastRequest ? (JSON.parse(d.lastRequest) as SentRequest) : null,
-					response: d.lastStatusCode === null ? null : { status: d.lastStatusCode, body: d.lastResponseBody },
-				})),
+				endpoints: endpoints.map(endpointView),
 			},
 			status,
 		);
 	}
 
-	/** After an action: back to the list with a notice (POST → 303 → GET). */
-	async function backWith(req: Request, res: Response, kind: 'success' | 'error', text: string): Promise<void> {
-		req.session.notice = { kind, text };
-		await redirectAfterSave(req, res, BASE);
-	}
-
-	/** A rule the domain refused (disabled endpoint, pending delivery…): said on the list, as it is. */
-	async function refused(req: Request, res: Response, err: unknown): Promise<void> {
-		if (!(err instanceof RuleError)) throw err;
-		await backWith(req, res, 'error', err.message);
-	}
-
 	router.get(BASE, async (req, res) => {
-		await renderPage(req, res);
+		await renderList(req, res);
 	});
 
 	router.post(BASE, async (req, res) => {
-		const url = textField(req, 'url').trim();
-		const events = listField(req, 'events');
-		const description = textField(req, 'description').trim();
-		const form = { url, events, description };
-		// The API's own rule for these fields (webhooks/endpoint-input.ts).
-		const { error } = endpointInput.validate({ url, events, description }, { abortEarly: true });
-		if (error) {
-			const name = String(error.details[0]?.path[0] ?? 'url');
-			return renderPage(req, res, { ...form, error: FIELD_ERRORS[name] ?? error.message }, 422);
-		}
+		const { form, error } = submittedEndpoint(req);
+		if (error) return renderList(req, res, { ...form, error }, 422);
 		try {
 			const { endpoint, secret } = await createEndpoint({
-				url,
-				events,
-				description: description || null,
+				...form,
+				description: form.description || null,
 				// A Super Admin reads every type: the endpoint has no key to bound it (webhooks/service.ts).
 				apiKeyId: null,
 				config,
@@ -131,7 +90,7 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 		} catch (err) {
 			// A refused URL (not public, unresolvable) or a full organization: said with the form.
 			if (!(err instanceof RuleError)) throw err;
-			await renderPage(req, res, { ...form, error: err.message }, 422);
+			await renderList(req, res, { ...form, error: err.message }, 422);
 		}
 	});
 
@@ -143,16 +102,60 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 		await views.render(req, res, 'webhook-secret.njk', { shown });
 	});
 
+	/** The edit form, as stored or as submitted (after a refusal, with what was typed). */
+	async function renderEdit(req: Request, res: Response, endpoint: ReturnType<typeof endpointView>, form?: EndpointForm, status = 200) {
+		await views.render(
+			req,
+			res,
+			'edit-webhook.njk',
+			{
+				endpoint,
+				eventChoices: EVENT_CHOICES,
+				form: form ?? { url: endpoint.url, events: endpoint.events, description: endpoint.description ?? '' },
+			},
+			status,
+		);
+	}
+
+	router.get(`${BASE}/:endpointId/edit`, async (req, res) => {
+		const endpoint = await endpointOfPage(res, req.params.endpointId);
+		if (!endpoint) return notFound(req, res);
+		await renderEdit(req, res, endpointView(endpoint));
+	});
+
+	/** An edit keeps the id, the secret and the delivery log (SPEC §22); a new URL passes the URL policy again. */
+	router.post(`${BASE}/:endpointId/edit`, async (req, res) => {
+		const endpoint = await endpointOfPage(res, req.params.endpointId);
+		if (!endpoint) return notFound(req, res);
+		const { form, error } = submittedEndpoint(req);
+		if (error) return renderEdit(req, res, endpointView(endpoint), { ...form, error }, 422);
+		try {
+			const edited = await updateEndpoint({ id: endpoint.id, change: form, config, ...asViewer(req, res) });
+			if (!edited) return notFound(req, res);
+			await noticeThen(req, res, `${BASE}/${edited.id}`, 'success', `Saved ${edited.url}. Its ID and signing secret are unchanged.`);
+		} catch (err) {
+			// A refused URL: said with the form, which keeps what was typed; nothing changed.
+			if (!(err instanceof RuleError)) throw err;
+			await renderEdit(req, res, endpointView(endpoint), { ...form, error: err.message }, 422);
+		}
+	});
+
+	/** A rule the domain refused (disabled endpoint…): said on the endpoint's page, as it is. */
+	async function refused(req: Request, res: Response, err: unknown): Promise<void> {
+		if (!(err instanceof RuleError)) throw err;
+		await noticeThen(req, res, `${BASE}/${String(req.params.endpointId)}`, 'error', err.message);
+	}
+
 	for (const status of ['enabled', 'disabled'] as const) {
 		router.post(`${BASE}/:endpointId/${status === 'enabled' ? 'enable' : 'disable'}`, async (req, res) => {
 			try {
 				const endpoint = await setEndpointStatus({ id: req.params.endpointId, status, ...asViewer(req, res) });
-				if (!endpoint) return views.render(req, res, 'not-found.njk', {}, 404);
+				if (!endpoint) return notFound(req, res);
 				const text =
 					status === 'enabled'
 						? `Enabled ${endpoint.url}: new events are sent to it again.`
 						: `Disabled ${endpoint.url}: nothing is sent to it until it is enabled again.`;
-				await backWith(req, res, 'success', text);
+				await noticeThen(req, res, `${BASE}/${endpoint.id}`, 'success', text);
 			} catch (err) {
 				await refused(req, res, err);
 			}
@@ -162,8 +165,8 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 	router.post(`${BASE}/:endpointId/test`, async (req, res) => {
 		try {
 			const delivery = await queueTestEvent(viewerOf(res).organization.id, req.params.endpointId);
-			if (!delivery) return views.render(req, res, 'not-found.njk', {}, 404);
-			await backWith(req, res, 'success', `A webhook.test event (${delivery.eventId}) is on its way: reload this page to see its delivery.`);
+			if (!delivery) return notFound(req, res);
+			await noticeThen(req, res, `${BASE}/${delivery.endpointId}`, 'success', `A webhook.test event (${delivery.eventId}) is on its way: reload this page to see its delivery.`);
 		} catch (err) {
 			await refused(req, res, err);
 		}
@@ -171,7 +174,7 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 
 	router.post(`${BASE}/:endpointId/rotate`, async (req, res) => {
 		const rotated = await rotateSecret({ id: req.params.endpointId, config, ...asViewer(req, res) });
-		if (!rotated) return views.render(req, res, 'not-found.njk', {}, 404);
+		if (!rotated) return notFound(req, res);
 		await oneTimeKeys.put(req, {
 			kind: 'webhook',
 			endpointId: rotated.endpoint.id,
@@ -183,27 +186,19 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 		await redirectAfterSave(req, res, `${BASE}/secret`);
 	});
 
-	router.post(`${BASE}/:endpointId/deliveries/:deliveryId/resend`, async (req, res) => {
-		try {
-			const delivery = await requeueDelivery(viewerOf(res).organization.id, req.params.endpointId, req.params.deliveryId);
-			if (!delivery) return views.render(req, res, 'not-found.njk', {}, 404);
-			await backWith(req, res, 'success', `${delivery.eventType} (${delivery.eventId}) is being sent again: reload this page to see the new attempt.`);
-		} catch (err) {
-			await refused(req, res, err);
-		}
-	});
-
 	router.get(`${BASE}/:endpointId/delete`, async (req, res) => {
-		const endpoint = await findEndpoint(viewerOf(res).organization.id, req.params.endpointId);
-		if (!endpoint) return views.render(req, res, 'not-found.njk', {}, 404);
-		await views.render(req, res, 'confirm-webhook.njk', { endpoint: { id: endpoint.id, url: endpoint.url, events: endpoint.eventList } });
+		const endpoint = await endpointOfPage(res, req.params.endpointId);
+		if (!endpoint) return notFound(req, res);
+		await views.render(req, res, 'confirm-webhook.njk', { endpoint: endpointView(endpoint) });
 	});
 
 	router.post(`${BASE}/:endpointId/delete`, async (req, res) => {
 		const endpoint = await deleteEndpoint({ id: req.params.endpointId, ...asViewer(req, res) });
-		if (!endpoint) return views.render(req, res, 'not-found.njk', {}, 404);
-		await backWith(req, res, 'success', `Deleted the webhook endpoint ${endpoint.url}: nothing more is sent to it.`);
+		if (!endpoint) return notFound(req, res);
+		await noticeThen(req, res, BASE, 'success', `Deleted the webhook endpoint ${endpoint.url}: nothing more is sent to it.`);
 	});
 
+	// Each endpoint's page and its deliveries: after the fixed paths above (`secret`).
+	router.use(deliveryPages(views));
 	return router;
 }

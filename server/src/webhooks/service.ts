@@ -177,15 +177,6 @@ export function listEndpoints(organizationId: string): Promise<WebhookEndpoint[]
 	});
 }
 
-/** The latest deliveries of the organization's endpoints that are not deleted, newest first, for the settings page. */
-export async function recentDeliveries(organizationId: string, limit = 50): Promise<WebhookDelivery[]> {
-	return WebhookDelivery.findAll({
-		where: { organizationId, endpointId: { [Op.in]: (await listEndpoints(organizationId)).map((e) => e.id) } },
-		order: [['createdAt', 'DESC'], ['id', 'DESC']],
-		limit,
-	});
-}
-
 export interface OwnerScopes {
 	active: boolean;
 	scopes: Scope[];

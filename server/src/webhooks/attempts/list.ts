@@ -3,9 +3,9 @@ import type { RequestHandler } from 'express';
 import { isIdOf } from '../../common/id-shapes';
 import { problems } from '../../common/problem';
 import { callerOf } from '../../http/auth';
-import { attemptsOf, serializeAttempt } from '../attempts';
-import { WebhookDelivery } from '../model';
-import { findEndpoint, ownedBy } from '../service';
+import { serializeAttempt } from '../attempts';
+import { findDelivery } from '../deliveries/find';
+import { ownedBy } from '../service';
 
 /**
  * GET /api/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/attempts: every attempt kept of one
@@ -15,8 +15,7 @@ import { findEndpoint, ownedBy } from '../service';
  */
 export const listAttempts: RequestHandler = async (req, res) => {
 	const { id, delivery_id: deliveryId } = req.params;
-	const endpoint = isIdOf('webhookEndpoint', id) && isIdOf('webhookDelivery', deliveryId) ? await findEndpoint(ownedBy(callerOf(res)), id) : null;
-	const delivery = endpoint && (await WebhookDelivery.findOne({ where: { id: deliveryId, endpointId: endpoint.id }, attributes: ['id'] }));
-	if (!delivery) throw problems.notFound('delivery of this webhook endpoint');
-	res.json({ data: (await attemptsOf(delivery.id)).map(serializeAttempt) });
+	const found = isIdOf('webhookEndpoint', id) && isIdOf('webhookDelivery', deliveryId) ? await findDelivery(ownedBy(callerOf(res)), id, deliveryId) : undefined;
+	if (!found) throw problems.notFound('delivery of this webhook endpoint');
+	res.json({ data: found.attempts.map(serializeAttempt) });
 };

@@ -6,11 +6,10 @@ import { problems } from '../../common/problem';
 import { callerOf } from '../../http/auth';
 import { listEndpoint } from '../../http/list';
 import { dateTimeParam } from '../../http/validate';
-import { WEBHOOK_EVENT_TYPES } from '../event-types';
-import { TEST_EVENT_TYPE } from '../test-event';
 import { DELIVERY_STATUSES } from '../model';
 import { findEndpoint, ownedBy } from '../service';
 import { DELIVERIES, type DeliveryRow } from './queries';
+import { DELIVERY_EVENT_TYPES, whereDeliveries } from './read';
 import { serializeDelivery } from './serialize';
 
 /** The endpoint in the path must be the calling key's (SPEC §22; and not deleted): else 404, as for GET /{id}. */
@@ -24,25 +23,26 @@ type Filters = { status: string; event_type: string; created_after: string; crea
 
 /**
  * GET /api/v1/webhook_endpoints/{id}/deliveries: the usual envelope and paging, newest first,
- * filtered by `status`, `event_type` and a creation window (SPEC §22), each served by the
- * endpoint's index (endpoint_id, created_at, id).
+ * filtered by `status`, `event_type` and a creation window (SPEC §22): deliveries/read.ts's one
+ * condition, which Settings → Webhooks uses too.
  */
 export const listDeliveries = listEndpoint<DeliveryRow, Filters>({
 	table: DELIVERIES,
 	filters: {
 		status: Joi.string().valid(...DELIVERY_STATUSES).description('Only deliveries in this status.'),
 		event_type: Joi.string()
-			.valid(...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE)
+			.valid(...DELIVERY_EVENT_TYPES)
 			.description('Only deliveries of this event type (`webhook.test` for test events).'),
 		created_after: dateTimeParam().description('ISO 8601 date-time with an offset. Only deliveries created strictly after it.'),
 		created_before: dateTimeParam().description('ISO 8601 date-time with an offset. Only deliveries created strictly before it.'),
 	},
 	where: (where, { status, event_type, created_after, created_before }, _organizationId, params) => {
-		where.equals('endpoint_id', params.id);
-		where.equals('status', status);
-		where.equals('event_type', event_type);
-		if (created_after !== undefined) where.and((p) => `created_at > ${p}`, new Date(created_after));
-		if (created_before !== undefined) where.and((p) => `created_at < ${p}`, new Date(created_before));
+		whereDeliveries(where, params.id, {
+			status,
+			eventType: event_type,
+			createdAfter: created_after === undefined ? undefined : new Date(created_after),
+			createdBefore: created_before === undefined ? undefined : new Date(created_before),
+		});
 	},
 	serialize: (row, caller) => serializeDelivery(row, caller.apiKey.scopeList),
 });
