@@ -2,7 +2,9 @@
  * Issue 30: an API key's optional expiry date on Settings → API Keys, in a real Chromium with
  * axe-core at a desktop width and on a 390 px phone: chosen in the "New API key" form, shown in
  * the keys list, announced above everything 7 days before (and in the audit log, as the server),
- * and once past, the key reads Expired, cannot be rotated, and the API refuses it.
+ * and once past, the key reads Expired, cannot be rotated, and the API refuses it. And the old key's
+ * end after a rotation (SPEC §22, `expire_old_after`): chosen on the confirmation page, said on the
+ * new key's page and in the keys list, the old key working until then unless revoked.
  */
 import { readFileSync } from 'node:fs';
 
@@ -124,4 +126,75 @@ test('a key created to expire in 5 days: listed with its date, announced on the 
 		return res.status === 401 ? ((await res.json()) as { code: string }) : undefined;
 	});
 	expect(refused.code).toBe('api_key_expired');
+});
+
+/** GET /api/v1/key with `secret`: its status and problem code. */
+async function keyCall(secret: string): Promise<{ status: number; code?: string }> {
+	const res = await fetch(`${server.baseUrl}/api/v1/key`, { headers: { Authorization: `Bearer ${secret}` } });
+	return { status: res.status, code: res.status === 200 ? undefined : ((await res.json()) as { code: string }).code };
+}
+
+/** axe at both widths on the page as it is, without reloading it (a one-time page cannot be reloaded). */
+async function checkInPlace(name: string): Promise<void> {
+	for (const [width, height] of [
+		[1280, 900],
+		[390, 844],
+	]) {
+		await page.setViewportSize({ width, height });
+		expect(await axeViolations()).toEqual([]);
+		expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+		await page.screenshot({ path: artifactPath(`key-expiry-${name}-${width}`), fullPage: true });
+	}
+	await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+test('a rotation that keeps the old key working for 24 hours: chosen on the confirmation, said on the new key and in the list; revoke still stops it', async () => {
+	const old = await server.createKey('acme', ['read:users'], 'Payroll sync');
+	await page.goto('/settings/api-keys');
+	await rowOf('Payroll sync').getByRole('link', { name: 'Rotate' }).click();
+	await page.waitForURL('**/rotate');
+	// 0 (stop it now) unless chosen.
+	await expect(page.getByLabel('Keep the old key working for').inputValue()).resolves.toBe('0');
+	await expect(page.locator('#zero-downtime').textContent()).resolves.toContain('keep the old key working long enough');
+	await checkAtBothWidths('rotate-grace');
+	await page.getByLabel('Keep the old key working for').selectOption('24');
+	const before = Date.now();
+	await submit('Rotate key');
+	expect(new URL(page.url()).pathname).toBe('/settings/api-keys/new-key');
+	const until = (await page.locator('#previous-key time').getAttribute('datetime'))!;
+	expect(Date.parse(until) - before).toBeGreaterThanOrEqual(24 * 3_600_000 - 1_000);
+	expect(Date.parse(until) - before).toBeLessThan(24 * 3_600_000 + 60_000);
+	await expect(page.locator('#previous-key').textContent()).resolves.toContain('keeps working until');
+	const fresh = (await page.locator('#new-key-secret').textContent())!.trim();
+	await checkInPlace('rotated-grace');
+
+	// Both work meanwhile.
+	await expect(keyCall(old.key)).resolves.toEqual({ status: 200, code: undefined });
+	await expect(keyCall(fresh)).resolves.toEqual({ status: 200, code: undefined });
+	await waitUntil(async () => (await ApiKey.findByPk(old.id))!.lastUsedAt !== null, { what: "the old key's last use recorded" });
+	await page.goto('/settings/api-keys');
+	const oldRow = page.locator(`#keys tbody tr[data-key-id="${old.id}"]`);
+	await expect(oldRow.getAttribute('data-status')).resolves.toBe('rotated');
+	await expect(oldRow.locator('.key-grace time').getAttribute('datetime')).resolves.toBe(until);
+	// Who still uses it: its last use, as the old key's.
+	await expect(oldRow.locator('td').nth(5).locator('time').count()).resolves.toBe(1);
+	await expect(oldRow.locator('.key-grace').textContent()).resolves.toMatch(/^works until \d+ \w+ \d{4}, \d\d:\d\d UTC$/);
+	await checkAtBothWidths('keys-grace');
+
+	// Revoking the old key ends its grace at once; the new one goes on.
+	await oldRow.getByRole('link', { name: 'Revoke' }).click();
+	await page.waitForURL('**/revoke');
+	await submit('Revoke key');
+	await expect(keyCall(old.key)).resolves.toEqual({ status: 401, code: 'api_key_revoked' });
+	await expect(keyCall(fresh)).resolves.toEqual({ status: 200, code: undefined });
+	expect(await page.locator(`#keys tbody tr[data-key-id="${old.id}"] .key-grace`).count()).toBe(0);
+});
+
+test('a rotation left at 0 hours stops the old key at once, and the new key page says so', async () => {
+	const old = await server.createKey('acme', ['read:users'], 'Badge reader');
+	await page.goto(`/settings/api-keys/${old.id}/rotate`);
+	await submit('Rotate key');
+	await expect(page.locator('#previous-key').textContent()).resolves.toContain('stopped working the moment this one was created');
+	await expect(keyCall(old.key)).resolves.toEqual({ status: 401, code: 'api_key_rotated' });
+	expect((await ApiKey.findByPk(old.id))!.graceUntil).toBeNull();
 });

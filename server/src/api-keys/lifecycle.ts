@@ -23,6 +23,8 @@ export interface IssuedKey {
 	secret: string;
 	/** After a rotation: the webhook endpoints that passed from the old key to this one. */
 	movedEndpoints?: OwnedEndpoint[];
+	/** After a rotation: until when the old key keeps working (`expire_old_after`), null when it stopped at once. */
+	previousUntil?: Date | null;
 }
 
 async function organizationWithApiAccess(organizationId: string, transaction?: Transaction): Promise<Organization> {
@@ -151,7 +153,7 @@ export async function rotateKey(input: KeyChange & { expireOldAfter?: unknown })
 		// Its webhook endpoints keep going under the new key (SPEC §19).
 		const movedEndpoints = await handEndpointsTo(old.id, issued.apiKey.id, transaction);
 		await audit('key.rotated', old, input.actor, input.origin ?? {}, transaction);
-		return { ...issued, movedEndpoints };
+		return { ...issued, movedEndpoints, previousUntil: graceUntil };
 	});
 }
 

@@ -144,7 +144,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	}
 
 	/** Hands the new secret to the one page that shows it (POST → 303 → GET, so never twice). */
-	async function showOnce(req: Request, res: Response, { apiKey, secret, movedEndpoints }: IssuedKey, action: 'created' | 'rotated') {
+	async function showOnce(req: Request, res: Response, { apiKey, secret, movedEndpoints, previousUntil }: IssuedKey, action: 'created' | 'rotated') {
 		await oneTimeKeys.put(req, {
 			keyId: apiKey.id,
 			label: apiKey.label,
@@ -153,6 +153,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 			action,
 			secret,
 			movedEndpoints: movedEndpoints ?? [],
+			...(previousUntil ? { previousUntil: previousUntil.toISOString() } : {}),
 		});
 		await redirectAfterSave(req, res, `${BASE}/new-key`);
 	}

@@ -23,6 +23,8 @@ interface OneTimeKey {
 	secret: string;
 	/** After a rotation: the webhook endpoints that passed to the new key. */
 	movedEndpoints?: Array<{ id: string; url: string }>;
+	/** After a rotation with `expire_old_after`: until when the old key keeps working (ISO 8601). */
+	previousUntil?: string;
 }
 
 /** A webhook endpoint's signing secret, new or rotated on Settings → Webhooks: shown once the same way. */
