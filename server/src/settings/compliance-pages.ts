@@ -1,7 +1,11 @@
 import { Router, type RequestHandler } from 'express';
 
+import { groupsOf } from '../groups/read';
+import type { GroupRow } from '../groups/queries';
 import { courseCompletion, type CourseCompletionRow } from '../reports/course-completion';
 import { courseCompletionCsv } from '../reports/course-completion-csv';
+import { overdueMembers, type OverdueMember } from '../reports/overdue-members';
+import { overdueMembersCsv, overdueMembersFileName } from '../reports/overdue-members-csv';
 import { requireSignIn, viewerOf } from './viewer';
 import type { Views } from './views';
 
@@ -19,13 +23,60 @@ function requireAdmin(views: Views): RequestHandler {
 interface Filters {
 	course: string;
 	overdueOnly: boolean;
+	/** The group whose overdue members are listed, or '' for none. */
+	group: string;
+	/** The page of that list, from 1. */
+	page: number;
 }
 
-/** The page's filters from its query: a course id (anything else shows every course) and "only with overdue". */
+/** The overdue list's page size. */
+const PER_PAGE = 50;
+/** The groups the picker offers, by name (far more than an organization names by hand). */
+const MAX_GROUPS = 1_000;
+
+/** The page's filters from its query: a course id (anything else shows every course), "only with overdue", a group and its page. */
 function filtersOf(query: Record<string, unknown>): Filters {
+	const page = typeof query.page === 'string' && /^[1-9]\d{0,6}$/.test(query.page) ? Number(query.page) : 1;
 	return {
 		course: typeof query.course === 'string' ? query.course : '',
 		overdueOnly: query.overdue === '1',
+		group: typeof query.group === 'string' ? query.group : '',
+		page,
+	};
+}
+
+/** The page's address with these filters (only those set). */
+function hrefOf(path: string, filters: Filters, changes: Partial<Filters> = {}): string {
+	const f = { ...filters, ...changes };
+	const query = new URLSearchParams({
+		...(f.course ? { course: f.course } : {}),
+		...(f.overdueOnly ? { overdue: '1' } : {}),
+		...(f.group ? { group: f.group } : {}),
+		...(f.group && f.page > 1 ? { page: String(f.page) } : {}),
+	}).toString();
+	return `${path}${query ? `?${query}` : ''}`;
+}
+
+/**
+ * Who in the chosen group is overdue (SPEC §20), a page of it with links to the others, or
+ * undefined when no group of the organization is chosen.
+ */
+async function overdueList(organizationId: string, groups: GroupRow[], filters: Filters) {
+	const group = groups.find((g) => g.id === filters.group);
+	if (!group) return undefined;
+	const { rows, total } = await overdueMembers(organizationId, group.id, { page: filters.page, perPage: PER_PAGE });
+	const last = Math.max(1, Math.ceil(total / PER_PAGE));
+	return {
+		group,
+		rows,
+		total,
+		page: filters.page,
+		last,
+		from: total === 0 ? 0 : Math.min(total, (filters.page - 1) * PER_PAGE + 1),
+		to: Math.min(total, filters.page * PER_PAGE),
+		prevHref: filters.page > 1 ? `${hrefOf(BASE, filters, { page: Math.min(filters.page - 1, last) })}#overdue-list` : null,
+		nextHref: filters.page < last ? `${hrefOf(BASE, filters, { page: filters.page + 1 })}#overdue-list` : null,
+		csvHref: `${BASE}/overdue.csv?${new URLSearchParams({ group: group.id }).toString()}`,
 	};
 }
 
@@ -47,9 +98,10 @@ function segments(r: CourseCompletionRow) {
 }
 
 /**
- * Settings → Compliance (SPEC §17): the completion report (reports/course-completion.ts) as a
- * table with a bar per course (completed / in progress / overdue), filters, and the same CSV as
- * the API's for the auditor.
+ * Settings → Compliance (SPEC §17, §20): the completion report (reports/course-completion.ts) as
+ * a table with a bar per course (completed / in progress / overdue), filters, and the same CSV as
+ * the API's for the auditor; and, for a group picked, who in it is overdue (name, e-mail, course,
+ * due date, days late), paged, with that whole list as a CSV.
  */
 export function compliancePages(views: Views): Router {
 	const router = Router();
@@ -57,7 +109,8 @@ export function compliancePages(views: Views): Router {
 
 	router.get(BASE, async (req, res) => {
 		const filters = filtersOf(req.query);
-		const all = await courseCompletion(viewerOf(res).organization.id);
+		const organizationId = viewerOf(res).organization.id;
+		const [all, groups] = await Promise.all([courseCompletion(organizationId), groupsOf(organizationId, MAX_GROUPS)]);
 		const rows = filtered(all, filters);
 		const query = new URLSearchParams({ ...(filters.course ? { course: filters.course } : {}), ...(filters.overdueOnly ? { overdue: '1' } : {}) }).toString();
 		const totals = rows.reduce(
@@ -70,7 +123,28 @@ export function compliancePages(views: Views): Router {
 			rows: rows.map((r) => ({ ...r, percent: Math.round(r.completion_rate * 1000) / 10, segments: segments(r) })),
 			totals,
 			csvHref: `${BASE}.csv${query ? `?${query}` : ''}`,
+			groups: groups.map((g) => ({ id: g.id, name: g.name })),
+			overdue: await overdueList(organizationId, groups, filters),
 		});
+	});
+
+	// Every overdue enrollment of the group's members, not one page: the auditor's file.
+	router.get(`${BASE}/overdue.csv`, async (req, res) => {
+		const organizationId = viewerOf(res).organization.id;
+		const groupId = filtersOf(req.query).group;
+		const group = (await groupsOf(organizationId, MAX_GROUPS)).find((g) => g.id === groupId);
+		if (!group) return views.render(req, res, 'not-found.njk', {}, 404);
+		const now = new Date();
+		const rows: OverdueMember[] = [];
+		for (let page = 1; ; page++) {
+			const { rows: some } = await overdueMembers(organizationId, group.id, { page, perPage: 1_000 }, now);
+			rows.push(...some);
+			if (some.length < 1_000) break;
+		}
+		const name = overdueMembersFileName(group.name, now);
+		res.type('text/csv; charset=utf-8');
+		res.setHeader('Content-Disposition', `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`);
+		res.send(overdueMembersCsv(rows));
 	});
 
 	router.get(`${BASE}.csv`, requireSignIn, requireAdmin(views), async (req, res) => {
