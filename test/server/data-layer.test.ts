@@ -8,6 +8,7 @@ import { migrator } from '../../server/src/db/migrate';
 import { PreparedReads } from '../../server/src/db/prepared';
 import { countRows, readPage, type PageRequest, type Table } from '../../server/src/db/table';
 import { Where } from '../../server/src/db/where';
+import { writeTransaction } from '../../server/src/db/write-transaction';
 import { USERS, userConditions } from '../../server/src/users/queries';
 import { createOrganization } from '../../server/src/organizations/service';
 import { createUser } from '../../server/src/users/service';
@@ -68,6 +69,31 @@ describe(`data layer (${testDialect()})`, () => {
 			await Promise.all(instances.map((s) => s.close()));
 			await fresh.remove();
 		}
+	});
+
+	// /metrics' pool gauges (metrics/registry.ts), told by Sequelize's public hooks (db/pool-watch.ts).
+	(testDialect() === 'postgres' ? test : test.skip)('the pool watch counts open connections and the queries waiting for one', async () => {
+		const fresh = await createTestDatabase();
+		const one = await openDatabase({ databaseUrl: fresh.databaseUrl, poolMax: 1 });
+		let release = () => {};
+		try {
+			expect(one.pool.max).toBe(1);
+			expect(one.pool.waiters()).toBe(0);
+			const held = writeTransaction(one, () => new Promise<void>((resolve) => (release = resolve)));
+			await waitUntil(() => one.pool.connections() === 1, { what: 'the transaction holding the only connection' });
+			const reads = [one.read('SELECT 1 AS n'), one.rows('SELECT 2 AS n')];
+			await waitUntil(() => one.pool.waiters() === 2, { what: 'both reads waiting for the connection' });
+			release();
+			await held;
+			expect((await Promise.all(reads)).flat()).toEqual([{ n: 1 }, { n: 2 }]);
+			expect(one.pool.waiters()).toBe(0);
+			expect(one.pool.connections()).toBe(1);
+		} finally {
+			release();
+			await one.close();
+			await fresh.remove();
+		}
+		expect(one.pool.connections()).toBe(0);
 	});
 
 	test('migration 0007 indexes the users and courses that exist before it', async () => {

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { Client } from 'pg';
 import { QueryTypes, Sequelize, Transaction, type Options } from 'sequelize';
 
+import { PoolWatch } from './pool-watch';
 import { PreparedReads } from './prepared';
 import { sqliteDriver } from './sqlite-driver';
 
@@ -97,8 +98,12 @@ export class Database {
 	/** Kept only to open a session outside the pool (sessionOutsidePool); never logged. */
 	readonly #url: string;
 
-	constructor(readonly sequelize: Sequelize, url: string) {
+	/** The pool's connections and waiters, for /metrics. */
+	readonly pool: PoolWatch;
+
+	constructor(readonly sequelize: Sequelize, url: string, pool: PoolWatch) {
 		this.#url = url;
+		this.pool = pool;
 		this.dialect = sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
 		this.prepared = new PreparedReads(sequelize, this.dialect);
 	}
@@ -169,6 +174,8 @@ export interface DatabaseOptions {
 	create?: boolean;
 }
 
+const ACQUIRE_TIMEOUT_MS = 30_000;
+
 /**
  * One Sequelize instance (one pool) per database. Dialect differences live here and nowhere else:
  * SQLite gets WAL, a busy timeout and IMMEDIATE write transactions (a DEFERRED transaction
@@ -181,6 +188,8 @@ export async function openDatabase({ databaseUrl, poolMax = 10, create = true }:
 		define: { underscored: true },
 	};
 	let sequelize: Sequelize;
+	// Watching from before the first connection, which the pool keeps (db/pool-watch.ts).
+	let pool: PoolWatch;
 	if (dialectOf(databaseUrl) === 'sqlite') {
 		const storage = sqliteFile(databaseUrl);
 		if (storage !== ':memory:') {
@@ -196,6 +205,7 @@ export async function openDatabase({ databaseUrl, poolMax = 10, create = true }:
 			dialectModule: sqliteDriver,
 			retry: { max: 10, match: [/SQLITE_BUSY/] },
 		});
+		pool = new PoolWatch(sequelize, 1, ACQUIRE_TIMEOUT_MS);
 		await sequelize.query('PRAGMA journal_mode = WAL');
 		await sequelize.query('PRAGMA synchronous = NORMAL');
 		// Only now is it known to be an SQLite database: its modes are ours to tighten.
@@ -204,9 +214,10 @@ export async function openDatabase({ databaseUrl, poolMax = 10, create = true }:
 		sequelize = new Sequelize(databaseUrl, {
 			...common,
 			dialect: 'postgres',
-			pool: { max: poolMax, min: 0, idle: 10_000, acquire: 30_000 },
+			pool: { max: poolMax, min: 0, idle: 10_000, acquire: ACQUIRE_TIMEOUT_MS },
 		});
+		pool = new PoolWatch(sequelize, poolMax, ACQUIRE_TIMEOUT_MS);
 		await sequelize.authenticate();
 	}
-	return new Database(sequelize, databaseUrl);
+	return new Database(sequelize, databaseUrl, pool);
 }

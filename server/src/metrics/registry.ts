@@ -102,25 +102,15 @@ new Gauge({
 	},
 });
 
-/** Sequelize's pool, where the dialect has one (PostgreSQL); SQLite has one connection and no pool. */
-interface PoolStats {
-	using?: number;
-	available?: number;
-	waiting?: number;
-	maxSize?: number;
-}
-const poolOf = () => (database().sequelize.connectionManager as unknown as { pool?: PoolStats }).pool ?? {};
-
 new Gauge({
 	name: 'lms_db_pool_connections',
-	help: 'Database connections of the pool, by state ("in_use", "idle"); "max" is DATABASE_POOL_MAX.',
+	help: 'Database connections: "open" (idle or busy), "max" (DATABASE_POOL_MAX; SQLite has one connection and no pool).',
 	labelNames: ['state'] as const,
 	registers: [registry],
 	collect() {
-		const pool = poolOf();
-		this.set({ state: 'in_use' }, pool.using ?? 0);
-		this.set({ state: 'idle' }, pool.available ?? 0);
-		this.set({ state: 'max' }, pool.maxSize ?? 1);
+		const { pool } = database();
+		this.set({ state: 'open' }, pool.connections());
+		this.set({ state: 'max' }, pool.max);
 	},
 });
 
@@ -129,6 +119,6 @@ new Gauge({
 	help: 'Requests waiting for a database connection of the write pool.',
 	registers: [registry],
 	collect() {
-		this.set(poolOf().waiting ?? 0);
+		this.set(database().pool.waiters());
 	},
 });
