@@ -123,6 +123,18 @@ async function searchCertificates(
 	}));
 }
 
+/** Groups by a part of the name, shown with their member count. */
+async function searchGroups(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await listPage.call(this, '/groups', searchQuery(filter), paginationToken, (group) => ({
+		name: `${String(group.name ?? group.id)} (${Number(group.member_count ?? 0)} member${Number(group.member_count) === 1 ? '' : 's'})`,
+		value: String(group.id),
+	}));
+}
+
 /** Every From List method, for a node's `methods.listSearch`. */
 export const lmsListSearch = {
 	searchUsers,
@@ -130,4 +142,5 @@ export const lmsListSearch = {
 	searchCourses,
 	searchEnrollments,
 	searchCertificates,
+	searchGroups,
 };

@@ -18,7 +18,7 @@ import type { LmsList } from './types';
  * `methods: { listSearch: lmsListSearch }`.
  */
 
-export type LmsRecordKind = 'user' | 'student' | 'course' | 'enrollment' | 'certificate';
+export type LmsRecordKind = 'user' | 'student' | 'course' | 'enrollment' | 'certificate' | 'group';
 
 interface KindInfo {
 	/** The API's ID prefix. */
@@ -40,6 +40,7 @@ export const LMS_RECORD_KINDS: Record<LmsRecordKind, KindInfo> = {
 	course: { prefix: 'crs_', label: 'course', searchListMethod: 'searchCourses', searchable: true, pattern: '^crs_[A-Za-z0-9]{1,36}$', endpoint: '/courses' },
 	enrollment: { prefix: 'enr_', label: 'enrollment', searchListMethod: 'searchEnrollments', searchable: true, pattern: '^enr_[A-Za-z0-9]{1,36}$', endpoint: '/enrollments' },
 	certificate: { prefix: 'cert_', label: 'certificate', searchListMethod: 'searchCertificates', searchable: true, pattern: '^cert_[A-Za-z0-9]{1,35}$', endpoint: '/certificates' },
+	group: { prefix: 'grp_', label: 'group', searchListMethod: 'searchGroups', searchable: true, pattern: '^grp_[A-Za-z0-9]{1,36}$', endpoint: '/groups' },
 };
 
 const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
@@ -52,9 +53,10 @@ export interface LocatorOptions {
 	required?: boolean;
 }
 
+
 /**
  * A resource locator for one record. Users and students also have By Email (resolved with
- * `users?email=`). Default mode From list, as in n8n's own nodes.
+ * `users?email=`), groups By Name and By External ID. Default mode From list, as in n8n's own nodes.
  */
 export function lmsLocator(kind: LmsRecordKind, options: LocatorOptions): INodeProperties {
 	const info = LMS_RECORD_KINDS[kind];
@@ -97,10 +99,16 @@ export function lmsLocator(kind: LmsRecordKind, options: LocatorOptions): INodeP
 				placeholder: 'name@example.com',
 				validation: [{ type: 'regex', properties: { regex: EMAIL_PATTERN, errorMessage: 'Not an email address' } }],
 			},
+			// Groups are also found by the name an HR system's department field gives (exact, any
+			// case) and by the identity provider's id: `groups?name=` and `groups?external_id=`.
+			{ displayName: 'By Name', name: 'name', type: 'string', placeholder: 'e.g. Sales' },
+			{ displayName: 'By External ID', name: 'externalId', type: 'string', placeholder: 'e.g. 00g1abcd' },
 		],
 	};
-	// Only users (and students) have an email to look up.
-	if (!byEmail) property.modes = property.modes!.slice(0, 2);
+	// Only users (and students) have an email to look up, only groups a name and an external ID.
+	property.modes = property.modes!.filter((mode) =>
+		mode.name === 'email' ? byEmail : mode.name === 'name' || mode.name === 'externalId' ? kind === 'group' : true,
+	);
 	return property;
 }
 
@@ -129,6 +137,7 @@ export async function locatorId(
 	if (text === '') return undefined;
 
 	if (mode === 'email') return await userIdByEmail.call(this, text, label, itemIndex);
+	if (kind === 'group' && (mode === 'name' || mode === 'externalId')) return await groupIdBy.call(this, mode, text, label, itemIndex);
 	if (!new RegExp(info.pattern).test(text)) {
 		throw new NodeOperationError(this.getNode(), `${label} "${text}" is not an LMS ${info.label} ID`, {
 			itemIndex,
@@ -176,4 +185,23 @@ async function userIdByEmail(this: LocatorFunctions, email: string, label: strin
 		});
 	}
 	return user.id;
+}
+
+/** The one group with this name (exact, any case) or external ID. */
+async function groupIdBy(this: LocatorFunctions, mode: 'name' | 'externalId', text: string, label: string, itemIndex?: number): Promise<string> {
+	const list = (await lmsApiRequest.call(this, {
+		method: 'GET',
+		endpoint: '/groups',
+		qs: { [mode === 'name' ? 'name' : 'external_id']: text, per_page: 1 },
+		itemIndex,
+	})) as unknown as LmsList;
+	const group = Array.isArray(list?.data) ? (list.data[0] as IDataObject | undefined) : undefined;
+	if (!group || typeof group.id !== 'string') {
+		const what = mode === 'name' ? `is named "${text}"` : `has the external ID "${text}"`;
+		throw new NodeOperationError(this.getNode(), `No LMS group ${what}`, {
+			itemIndex,
+			description: `${label} is set ${mode === 'name' ? 'By Name' : 'By External ID'}, and the LMS organization of this credential has no such group. Check the spelling${mode === 'name' ? ' (names match in any case)' : ''}, or create the group first (LMS Groups → Create).`,
+		});
+	}
+	return group.id;
 }

@@ -11,6 +11,7 @@ import type { INode, INodeParameters } from 'n8n-workflow';
 import { LmsCertificates } from '../../nodes/LmsCertificates/LmsCertificates.node';
 import { LmsCourses } from '../../nodes/LmsCourses/LmsCourses.node';
 import { LmsEnrollments } from '../../nodes/LmsEnrollments/LmsEnrollments.node';
+import { LmsGroups } from '../../nodes/LmsGroups/LmsGroups.node';
 import { LmsInstantTrigger } from '../../nodes/LmsInstantTrigger/LmsInstantTrigger.node';
 import { LmsTrigger } from '../../nodes/LmsTrigger/LmsTrigger.node';
 import { LmsUsers } from '../../nodes/LmsUsers/LmsUsers.node';
@@ -20,7 +21,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 
 const examplesDir = join(__dirname, '..', '..', 'examples');
 const NODE_TYPES: Record<string, AnyNodeType> = Object.fromEntries(
-	[new LmsUsers(), new LmsCourses(), new LmsEnrollments(), new LmsCertificates(), new LmsTrigger(), new LmsInstantTrigger()].map((type) => [
+	[new LmsUsers(), new LmsGroups(), new LmsCourses(), new LmsEnrollments(), new LmsCertificates(), new LmsTrigger(), new LmsInstantTrigger()].map((type) => [
 		`n8n-nodes-lms.${type.description.name}`,
 		type,
 	]),

@@ -11,7 +11,7 @@ import { PackageDirectoryLoader } from 'n8n-core';
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-const ACTION_NODES = ['lmsUsers', 'lmsCourses', 'lmsEnrollments', 'lmsCertificates'];
+const ACTION_NODES = ['lmsUsers', 'lmsGroups', 'lmsCourses', 'lmsEnrollments', 'lmsCertificates'];
 
 describe('package.json', () => {
 	it('is an n8n community package without runtime dependencies', () => {

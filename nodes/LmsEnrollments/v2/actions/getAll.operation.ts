@@ -22,6 +22,11 @@ const properties: INodeProperties[] = [
 			description:
 				'Only active enrollments whose due date is within this many days from now and not yet passed (for example 7 for a reminder a week before the deadline). Enrollments without a due date are left out.',
 		},
+		lmsLocator('group', {
+			displayName: 'Group',
+			name: 'group',
+			description: "Only the enrollments of the group's members (with Overdue: who in the group is late): pick it from the list, or give its ID (grp_…), exact name or external ID",
+		}),
 		{
 			displayName: 'Overdue',
 			name: 'overdue',
@@ -86,6 +91,6 @@ function deadlineQuery(this: IExecuteFunctions, filters: IDataObject, itemIndex:
 
 export const execute = listExecute('/enrollments', {
 	filters: { status: 'status' },
-	locators: { student_id: ['student', 'student'], course_id: ['course', 'course'] },
+	locators: { student_id: ['student', 'student'], course_id: ['course', 'course'], group_id: ['group', 'group'] },
 	extraQuery: deadlineQuery,
 });
