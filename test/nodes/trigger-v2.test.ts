@@ -19,6 +19,7 @@ import { runCli } from '../helpers/cli';
 import { runListSearch, runPoll } from '../helpers/n8n';
 import { hostWebhookTrigger, type WebhookHost } from '../helpers/n8n-webhooks';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 import { api, freePair as freePairOf } from '../helpers/webhook-deployment';
 import { feedCaughtUp } from '../server/api-fixtures';
 
@@ -56,19 +57,16 @@ const poller = (parameters: INodeParameters): Poller => ({ staticData: {}, param
 /** API requests the server has answered: what a node's call cost. */
 const apiRequests = () => server.requests({ route: /^\/api\/v1\// });
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
-
 /** One poll as an active workflow's, once the feed serves everything written; its items and request count. */
 async function poll(state: Poller, mode: 'trigger' | 'manual' = 'trigger'): Promise<{ items: IDataObject[]; requests: number }> {
 	await feedCaughtUp(server, key, org.id);
-	await settle();
+	// Counting needs no wait: apiRequests() reads the count after a marker request (helpers/server.ts).
 	const before = await apiRequests();
 	const { output } = await runPoll(lmsTrigger, state.parameters, {
 		credentials: { baseUrl: server.baseUrl, apiKey: key },
 		staticData: state.staticData,
 		mode,
 	});
-	await settle();
 	return { items: output ? output[0].map((item) => item.json) : [], requests: (await apiRequests()) - before };
 }
 
@@ -140,9 +138,8 @@ describe('feed events', () => {
 		expect(items[5]).toMatchObject({ email: 'v2.trigger@acme.example', role: 'instructor' });
 
 		// The same event, by webhook: the same item, so a workflow can switch triggers.
-		const deadline = Date.now() + 10_000;
 		const delivered = () => host.runs.flat().map((item) => item.json);
-		while (expected.some((event) => !delivered().some((item) => item.event_id === event.id)) && Date.now() < deadline) await settle();
+		await waitUntil(() => expected.every((event) => delivered().some((item) => item.event_id === event.id)), { what: 'every event delivered by webhook' });
 		for (const item of items) expect(delivered().find((candidate) => candidate.event_id === item.event_id)).toEqual(item);
 
 		const quiet = await poll(state);
@@ -185,8 +182,7 @@ describe('feed events', () => {
 			'user.reactivated',
 		]);
 		const delivered = () => host.runs.flat().map((item) => item.json);
-		const deadline = Date.now() + 10_000;
-		while (items.some((item) => !delivered().some((candidate) => candidate.event_id === item.event_id)) && Date.now() < deadline) await settle();
+		await waitUntil(() => items.every((item) => delivered().some((candidate) => candidate.event_id === item.event_id)), { what: 'every item delivered by webhook' });
 		for (const item of items) expect(delivered().find((candidate) => candidate.event_id === item.event_id)).toEqual(item);
 		await host.deactivate();
 	});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { startInstance, type Instance } from '../helpers/instances';
+import { waitUntil } from '../helpers/wait';
 
 /**
  * Issue 30: the README's "Use the API" works as printed on a fresh demo. The server is started as
@@ -27,8 +28,7 @@ beforeAll(async () => {
 	database = await createTestDatabase();
 	server = await startInstance({ DATABASE_URL: database.databaseUrl, RATE_LIMIT_PER_MINUTE: '1000' }, ['--demo'], 60_000);
 	// The banner follows the listening line on stderr: wait for it.
-	const deadline = Date.now() + 20_000;
-	while (!/export LMS=.*\n/.test(server.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+	await waitUntil(() => /export LMS=.*\n/.test(server.output()), { timeout: 20_000, what: 'the demo banner' });
 }, 90_000);
 afterAll(async () => {
 	await server?.stop();

@@ -2,6 +2,7 @@ import { createSocket, type Socket } from 'node:dgram';
 
 import { WebhookEndpoint } from '../../server/src/db';
 import type { TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/wait';
 import { call, NO_LIMIT, startApiServer, type World } from './api-fixtures';
 
 /**
@@ -101,10 +102,7 @@ test('12 slow look-ups at once: the SQLite API answers meanwhile, at most 8 are 
 	const hosts = Array.from({ length: 12 }, (_, i) => `slow${i}.example.test`);
 	const creations = Promise.all(hosts.map(subscribe));
 	// Positive signal first: the look-ups are under way (held by the name server).
-	for (const deadline = Date.now() + 10_000; dns.held() < 8; ) {
-		if (Date.now() > deadline) throw new Error(`the name server holds ${dns.held()} questions`);
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
+	await waitUntil(() => dns.held() >= 8, { interval: 10, what: 'the name server holding 8 questions' });
 	const started = Date.now();
 	for (const path of ['/api/v1/courses', '/api/v1/users', '/api/v1/enrollments', '/api/v1/certificates']) {
 		expect((await call(server, path, { key: world.keys.all })).status).toBe(200);

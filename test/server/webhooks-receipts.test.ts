@@ -1,6 +1,7 @@
 import { createKey } from '../../server/src/api-keys/lifecycle';
 import { User, WebhookDelivery } from '../../server/src/db';
 import { webhookSuite } from '../helpers/webhook-suite';
+import { waitUntil } from '../helpers/wait';
 import { call, expectProblem } from './api-fixtures';
 
 /**
@@ -56,10 +57,7 @@ test('an event the receiver already answered with a 2xx is not first: it was han
 	suite.receiver.answer((_request, res) => res.writeHead(200).end('ok'));
 	const endpointId = await subscribe();
 	const eventId = await deliveredEvent(endpointId);
-	for (const until = Date.now() + 10_000; (await WebhookDelivery.findOne({ where: { endpointId, eventId } }))!.status !== 'delivered'; ) {
-		if (Date.now() > until) throw new Error('the 2xx was not recorded');
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
+	await waitUntil(async () => (await WebhookDelivery.findOne({ where: { endpointId, eventId } }))!.status === 'delivered', { what: 'the 2xx recorded' });
 	const reply = await receipt(endpointId, eventId);
 	expect(reply.status).toBe(200);
 	expect(reply.body.first).toBe(false);
@@ -85,14 +83,16 @@ test('a receipt ends the retries of a delivery whose 2xx was lost', async () => 
 	await deliveredEvent(endpointId);
 	await receipted;
 	// The attempt is recorded as failed (its 500), with a retry due in 300 ms; the receipt keeps it delivered.
-	let delivery = await WebhookDelivery.findOne({ where: { endpointId, eventId } });
-	for (const until = Date.now() + 10_000; delivery!.lastStatusCode !== 500 && Date.now() < until; ) {
-		await new Promise((resolve) => setTimeout(resolve, 50));
-		delivery = await WebhookDelivery.findOne({ where: { endpointId, eventId } });
-	}
+	const delivery = await waitUntil(
+		async () => {
+			const found = await WebhookDelivery.findOne({ where: { endpointId, eventId } });
+			return found?.lastStatusCode === 500 && found;
+		},
+		{ what: 'the lost answer recorded as a 500' },
+	);
 	expect(delivery).toMatchObject({ status: 'delivered', lastStatusCode: 500 });
 	// Later events arrive until well after the retry was due: the first was not sent again.
-	const retryDue = delivery!.nextAttemptAt.getTime();
+	const retryDue = delivery.nextAttemptAt.getTime();
 	let later = '';
 	while (Date.now() <= retryDue + 500 || !later) later = await deliveredEvent(endpointId);
 	expect(suite.receiver.received.filter((r) => r.headers['lms-event-id'] === eventId)).toHaveLength(1);
