@@ -4,7 +4,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 
 import { Problem } from '../common/problem';
-import { httpDuration, httpRequests, registry } from '../metrics/registry';
+import type { Caller } from '../api-keys/authenticate';
+import { httpDuration, httpRequests, oldKeyRequests, registry } from '../metrics/registry';
 
 /**
  * GET /metrics (SPEC §19) and the request counters behind it. The metrics say how busy the
@@ -24,6 +25,8 @@ export const countRequests: RequestHandler = (req, res, next) => {
 		const labels = { method: req.method, route, status: String(res.statusCode) };
 		httpRequests.inc(labels);
 		httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+		// A rotated key in its grace time (SPEC §22): how much traffic has yet to switch keys.
+		if ((res.locals.caller as Caller | undefined)?.apiKey.oldKey === true) oldKeyRequests.inc();
 	});
 	next();
 };

@@ -36,6 +36,12 @@ export const throttled = new Counter({
 	registers: [registry],
 });
 
+export const oldKeyRequests = new Counter({
+	name: 'lms_api_old_key_requests_total',
+	help: 'API requests made with a rotated key in its grace time (rotation with expire_old_after): clients that still have to switch to the new key. The access log names the key (api_key_id, old_key: true); the key list shows its last use.',
+	registers: [registry],
+});
+
 export const webhookDeliveries = new Counter({
 	name: 'lms_webhook_deliveries_total',
 	help: 'Webhook delivery attempts by outcome: "delivered" (2xx), "retrying" (failed, another attempt is scheduled), "failed" (given up, or not sendable any more).',
