@@ -90,8 +90,9 @@ export async function loadSqlite(file: string, plan: LoadPlan): Promise<void> {
 			await sqliteRun(db, 'BEGIN');
 			await sqliteRun(
 				db,
-				`${series} INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at, external_id, status)
+				`${series} INSERT INTO users (id, organization_id, name, email, email_lower, username, username_lower, role, password_hash, created_at, updated_at, external_id, status)
 				 SELECT 'usr_' || ${SQLITE_SUFFIX('i')}, ?, 'Bench User ' || i, 'user' || i || '@bench.example', 'user' || i || '@bench.example',
+				        'user' || i || '@bench.example', 'user' || i || '@bench.example',
 				        ${roleOf(plan)}, NULL, ${ts('i')}, ${ts('i')}, 'EMP-' || i, CASE i % 10 WHEN 0 THEN 'deactivated' ELSE 'active' END FROM s`,
 				[from, to, plan.organizationId],
 			);
@@ -150,8 +151,9 @@ export async function loadPostgres(databaseUrl: string, plan: LoadPlan): Promise
 		}
 		await inBatches(plan.users, 'users', async (from, to) => {
 			await client.query(
-				`INSERT INTO users (id, organization_id, name, email, email_lower, role, password_hash, created_at, updated_at, external_id, status)
+				`INSERT INTO users (id, organization_id, name, email, email_lower, username, username_lower, role, password_hash, created_at, updated_at, external_id, status)
 				 SELECT 'usr_' || ${PG_SUFFIX('i')}, $1, 'Bench User ' || i, 'user' || i || '@bench.example', 'user' || i || '@bench.example',
+				        'user' || i || '@bench.example', 'user' || i || '@bench.example',
 				        ${roleOf(plan)}, NULL, ${ts('i')}, ${ts('i')}, 'EMP-' || i, CASE i % 10 WHEN 0 THEN 'deactivated' ELSE 'active' END
 				 FROM generate_series($2::int, $3::int - 1) AS i`,
 				[plan.organizationId, from, to],

@@ -67,6 +67,8 @@ const CASES: Record<string, { request: Partial<LmsRequestSummary>; says: RegExp[
 	already_enrolled: { request: { body: { student_id: 'usr_x', course_id: 'crs_y' } }, says: [/usr_x.*crs_y.*enr_1/, /Return Existing Enrollment/] },
 	// Create with an address an admin holds: Create or Update cannot change admins, and the message says so.
 	email_taken: { request: { method: 'POST', endpoint: '/users', body: { email: 'boss@x.example' } }, says: [/boss@x\.example/, /usr_holder/, /admin's account is changed in the LMS only/] },
+	// A new e-mail is the username too unless set apart; another user's SCIM userName may be it.
+	username_taken: { request: { method: 'POST', endpoint: '/users', body: { email: 'bob@x.example' } }, says: [/bob@x\.example/, /usr_holder/, /identity provider/] },
 	external_id_taken: { request: { method: 'POST', endpoint: '/users', body: { external_id: 'HR-1' } }, says: [/HR-1/, /usr_holder/, /admin's account is changed in the LMS only/] },
 	protected_user: { request: { method: 'PATCH', endpoint: '/users/usr_admin' }, says: [/usr_admin is an admin/, /in the LMS itself/] },
 	role_not_allowed: { request: {}, says: [/admins and super admins are made in the LMS itself/] },

@@ -55,7 +55,7 @@ test('discovery → CRUD → PATCH replace of every writable attribute of the pu
 			}
 		} else paths.push([attribute.name, attribute.type]);
 	}
-	expect(paths.map(([p]) => p)).toEqual(['userName', 'name.formatted', 'name.familyName', 'name.givenName', 'displayName', 'active', 'emails.value']);
+	expect(paths.map(([p]) => p)).toEqual(['userName', 'name.formatted', 'name.familyName', 'name.givenName', 'displayName', 'title', 'active', 'emails.value']);
 
 	for (const [path, type] of paths) {
 		const value = valueFor(path, type);
@@ -76,7 +76,9 @@ test('discovery → CRUD → PATCH replace of every writable attribute of the pu
 
 	const current = (await scim(server, `/Users/${id}`, { key })).body;
 	const replaced = await scim(server, `/Users/${id}`, { method: 'PUT', key, body: { schemas: [USER], userName: current.userName, name: { formatted: 'Replaced Whole' }, active: true } });
-	expect(replaced.body).toMatchObject({ name: { formatted: 'Replaced Whole', givenName: 'Replaced', familyName: 'Whole' }, active: true });
+	// A PUT is the resource whole: the name reads back as sent, no more (SPEC §21).
+	expect(replaced.body).toMatchObject({ name: { formatted: 'Replaced Whole' }, active: true });
+	expect(replaced.body.name).toEqual({ formatted: 'Replaced Whole' });
 
 	expect((await scim(server, `/Users/${id}`, { method: 'DELETE', key })).status).toBe(204);
 	expectScimError(await scim(server, `/Users/${id}`, { key }), 404);

@@ -1,6 +1,6 @@
 import type { TestServer } from '../helpers/server';
 import { startApiServer, type World } from './api-fixtures';
-import { expectScimError, GROUP, LIST, scim, USER } from './scim-fixtures';
+import { ENTERPRISE, expectScimError, GROUP, LIST, scim, USER } from './scim-fixtures';
 
 /** /scim/v2's discovery endpoints (RFC 7644 §4), its authentication, and that every error there is a SCIM error. */
 
@@ -71,22 +71,25 @@ describe('discovery', () => {
 			expect.objectContaining({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], id: 'User', name: 'User', endpoint: '/Users', schema: USER }),
 			expect.objectContaining({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], id: 'Group', name: 'Group', endpoint: '/Groups', schema: GROUP }),
 		]);
-		expect((await scim(server, '/ResourceTypes/User', { key: scimKey })).body.id).toBe('User');
+		expect((await scim(server, '/ResourceTypes/User', { key: scimKey })).body).toMatchObject({ id: 'User', schemaExtensions: [{ schema: ENTERPRISE, required: false }] });
 		expect((await scim(server, '/ResourceTypes/Group', { key: scimKey })).body).toMatchObject({ id: 'Group', endpoint: '/Groups', schema: GROUP });
 		expectScimError(await scim(server, '/ResourceTypes/Role', { key: scimKey }), 404);
 		expect((await scim(server, '/Groups', { key: scimKey })).body).toMatchObject({ schemas: [LIST], totalResults: 0 });
 	});
 
-	test('Schemas: the core User schema with exactly the attributes the LMS keeps, and the core Group schema', async () => {
+	test('Schemas: the core User schema with exactly the attributes the LMS keeps, its enterprise extension, and the core Group schema', async () => {
 		const reply = await scim(server, '/Schemas', { key: scimKey });
 		expect(reply.status).toBe(200);
-		expect(reply.body).toMatchObject({ schemas: [LIST], totalResults: 2 });
-		const [user, group] = reply.body.Resources;
+		expect(reply.body).toMatchObject({ schemas: [LIST], totalResults: 3 });
+		const [user, enterprise, group] = reply.body.Resources;
+		expect(enterprise).toMatchObject({ id: ENTERPRISE, name: 'EnterpriseUser' });
+		expect(enterprise.attributes.map((a: { name: string }) => a.name)).toEqual(['employeeNumber', 'department', 'title', 'manager']);
+		expect((await scim(server, `/Schemas/${ENTERPRISE}`, { key: scimKey })).body.id).toBe(ENTERPRISE);
 		expect(group).toMatchObject({ id: GROUP, name: 'Group' });
 		expect(group.attributes.map((a: { name: string }) => a.name)).toEqual(['displayName', 'members']);
 		expect((await scim(server, `/Schemas/${GROUP}`, { key: scimKey })).body.id).toBe(GROUP);
 		expect(user).toMatchObject({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'], id: USER, name: 'User' });
-		expect(user.attributes.map((a: { name: string }) => a.name)).toEqual(['userName', 'name', 'displayName', 'active', 'emails']);
+		expect(user.attributes.map((a: { name: string }) => a.name)).toEqual(['userName', 'name', 'displayName', 'title', 'active', 'emails']);
 		expect(user.attributes[0]).toMatchObject({ name: 'userName', type: 'string', required: true, caseExact: false, uniqueness: 'server' });
 		expect((await scim(server, `/Schemas/${USER}`, { key: scimKey })).body.id).toBe(USER);
 		expectScimError(await scim(server, '/Schemas/urn:ietf:params:scim:schemas:core:2.0:Role', { key: scimKey }), 404);

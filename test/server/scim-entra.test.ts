@@ -8,8 +8,8 @@ import { expectScimError, expectUserResource, LIST, PATCH_OP, scim, USER } from 
  * the User operations) and "Known issues and resolutions with SCIM 2.0 protocol compliance"
  * (application-provisioning-config-problem-scim-compatibility: the requests Entra sends without
  * and with the aadOptscim062020 flag: "Replace"/"Add", "False" strings, path-less replace with
- * dotted keys). Entra's sample userName is a placeholder ("Test_User_<guid>"); a real tenant sends
- * the userPrincipalName, an e-mail-shaped name, which is what the LMS's userName (the e-mail) takes.
+ * dotted keys). Entra's sample userName is a placeholder ("Test_User_<guid>") and its work e-mail
+ * another address: both are kept, apart (SPEC §21).
  */
 
 let server: TestServer;
@@ -22,18 +22,19 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const upn = `Test_User_00aa00aa-bb11-cc22-dd33-${Math.random().toString(16).slice(2, 14)}@testuser.com`;
+const placeholder = `Test_User_${Math.random().toString(16).slice(2, 10)}-bb11-cc22-dd33-44ee44ee44ee`;
 const externalId = '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef';
 const patch = (id: string, Operations: unknown[], headers: Record<string, string> = {}) =>
 	scim(server, `/Users/${id}`, { method: 'PATCH', key: auth, headers, body: { schemas: [PATCH_OP], Operations } });
 const apiUser = async (id: string) => (await call(server, `/api/v1/users/${id}`, { key: world.keys.all })).body;
 
-/** The documented Create User body, with `userName` given. */
-const createBody = (userName: string) => ({
+/** The documented Create User body, with `userName` and the work e-mail given. */
+const createBody = (userName: string, email: string) => ({
 	schemas: [USER, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
 	externalId,
 	userName,
 	active: true,
-	emails: [{ primary: true, type: 'work', value: userName }],
+	emails: [{ primary: true, type: 'work', value: email }],
 	meta: { resourceType: 'User' },
 	name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
 	roles: [],
@@ -49,18 +50,18 @@ test('Get User by query before the create: zero results, as documented', async (
 	expect(nobody.body.totalResults).toBe(0);
 });
 
-test("Create User: the placeholder userName of Entra's sample is refused with the mapping to fix; the UPN creates the user", async () => {
-	const placeholder = await scim(server, '/Users', { method: 'POST', key: auth, body: createBody('Test_User_00aa00aa-bb11-cc22-dd33-44ee44ee44ee') });
-	expectScimError(placeholder, 400, 'invalidValue');
-	expect(placeholder.body.detail).toContain('userPrincipalName');
+test("Create User: Entra's placeholder userName is kept apart from the work e-mail; a user without any e-mail is refused", async () => {
+	const noEmail = await scim(server, '/Users', { method: 'POST', key: auth, body: createBody(placeholder, placeholder) });
+	expectScimError(noEmail, 400, 'invalidValue');
+	expect(noEmail.body.detail).toContain('e-mail');
 
-	const reply = await scim(server, '/Users', { method: 'POST', key: auth, body: createBody(upn) });
+	const reply = await scim(server, '/Users', { method: 'POST', key: auth, body: createBody(placeholder, upn) });
 	expect(reply.status).toBe(201);
 	expectUserResource(reply.body, server.baseUrl);
 	expect(reply.body).toMatchObject({
 		schemas: [USER],
 		externalId,
-		userName: upn,
+		userName: placeholder,
 		name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
 		active: true,
 		emails: [{ value: upn, type: 'work', primary: true }],
@@ -68,7 +69,7 @@ test("Create User: the placeholder userName of Entra's sample is refused with th
 	id = reply.body.id;
 	expect(reply.headers.get('location')).toBe(`${server.baseUrl}/scim/v2/Users/${id}`);
 	// The same user by the other door.
-	expect(await apiUser(id)).toMatchObject({ id, email: upn, name: 'givenName familyName', external_id: externalId, role: 'student', status: 'active' });
+	expect(await apiUser(id)).toMatchObject({ id, email: upn, username: placeholder, name: 'givenName familyName', external_id: externalId, role: 'student', status: 'active' });
 });
 
 test('Get User, and Get User by query: found; a wrong id is a 404 SCIM error', async () => {
@@ -76,7 +77,7 @@ test('Get User, and Get User by query: found; a wrong id is a 404 SCIM error', a
 	expect(one.status).toBe(200);
 	expect(one.body.id).toBe(id);
 	expectScimError(await scim(server, '/Users/5171a35d82074e068ce2', { key: auth }), 404);
-	const found = await scim(server, `/Users?filter=${encodeURIComponent(`userName eq "${upn}"`)}`, { key: auth });
+	const found = await scim(server, `/Users?filter=${encodeURIComponent(`userName eq "${placeholder.toLowerCase()}"`)}`, { key: auth });
 	expect(found.body).toMatchObject({ schemas: [LIST], totalResults: 1, startIndex: 1, itemsPerPage: 1 });
 	expect(found.body.Resources[0]).toEqual(one.body);
 	// Entra may also match on the work e-mail, or on its externalId.
@@ -96,19 +97,20 @@ test('Update User [Multi-valued properties]: "Replace" emails[type eq "work"].va
 	expect(reply.body).toMatchObject({
 		id,
 		externalId,
-		name: { formatted: 'givenName updatedFamilyName', familyName: 'updatedFamilyName', givenName: 'givenName' },
+		// Each part as written (SPEC §21): formatted was not sent, so it stays.
+		name: { formatted: 'givenName familyName', familyName: 'updatedFamilyName', givenName: 'givenName' },
 		active: true,
 		emails: [{ value: email, type: 'work', primary: true }],
-		// The LMS keeps one e-mail, which is the userName.
-		userName: email,
+		// The work e-mail moves; userName does not (SPEC §21).
+		userName: placeholder,
 	});
-	expect(await apiUser(id)).toMatchObject({ email, name: 'givenName updatedFamilyName' });
+	expect(await apiUser(id)).toMatchObject({ email, username: placeholder, name: 'givenName updatedFamilyName' });
 });
 
 test('Update User [Single-valued properties]: "Replace" userName', async () => {
 	const reply = await patch(id, [{ op: 'Replace', path: 'userName', value: upn }]);
 	expect(reply.status).toBe(200);
-	expect(reply.body).toMatchObject({ userName: upn, emails: [{ value: upn, type: 'work', primary: true }] });
+	expect(reply.body).toMatchObject({ userName: upn, emails: [{ value: `updatedEmail-${id}@microsoft.example`, type: 'work', primary: true }] });
 });
 
 test('Disable without the compliance flag: "Replace" active with the string "False"; "True" reactivates', async () => {
@@ -134,7 +136,16 @@ test('Replace multiple attributes without the flag: an attribute the LMS does no
 	];
 	const reply = await patch(id, operations);
 	expect(reply.status).toBe(200);
-	expect(reply.body).toMatchObject({ externalId: 'Eqpj', name: { formatted: 'Gtfd Pkqf' }, userName: `TestBcwqnm-${id}@test.microsoft.example` });
+	// Each part as written: name.formatted was not sent, so it stays; the LMS name follows the parts that changed.
+	expect(reply.body).toMatchObject({
+		externalId: 'Eqpj',
+		name: { formatted: 'givenName familyName', givenName: 'Gtfd', familyName: 'Pkqf' },
+		displayName: 'Pvlo',
+		userName: upn,
+		emails: [{ value: `TestBcwqnm-${id}@test.microsoft.example`, type: 'work', primary: true }],
+		'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { employeeNumber: 'Eqpj' },
+	});
+	expect(await apiUser(id)).toMatchObject({ name: 'Gtfd Pkqf', profile: { employee_number: 'Eqpj', title: null, department: null, manager_id: null } });
 });
 
 test('Replace multiple attributes with the flag: a path-less replace whose value has dotted keys', async () => {
@@ -143,7 +154,8 @@ test('Replace multiple attributes with the flag: a path-less replace whose value
 		{ op: 'replace', value: { displayName: 'Bjfe', 'name.givenName': 'Kkom', 'name.familyName': 'Unua' } },
 	]);
 	expect(reply.status).toBe(200);
-	expect(reply.body).toMatchObject({ userName: upn, name: { formatted: 'Kkom Unua', givenName: 'Kkom', familyName: 'Unua' }, displayName: 'Kkom Unua' });
+	expect(reply.body).toMatchObject({ userName: upn, emails: [{ value: upn }], name: { givenName: 'Kkom', familyName: 'Unua' }, displayName: 'Bjfe' });
+	expect(await apiUser(id)).toMatchObject({ name: 'Kkom Unua', email: upn });
 });
 
 test('"Add" of a single-value attribute the LMS does not keep (nickName) is accepted and ignored; "Add" of one it keeps works', async () => {

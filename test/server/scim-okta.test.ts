@@ -123,7 +123,9 @@ test("Okta SCIM 2.0 SPEC Test, step by step", async () => {
 		body: { schemas: [USER], id: idUserOne, userName: vars.randomUsername, name: { givenName: 'Renamed', familyName: vars.randomFamilyName }, emails: [{ primary: true, value: vars.randomUsername, type: 'work' }], active: true },
 	});
 	expect(put.status).toBe(200);
-	expect(put.body.name).toEqual({ formatted: `Renamed ${vars.randomFamilyName}`, givenName: 'Renamed', familyName: vars.randomFamilyName });
+	// The name reads back as sent (SPEC §21); the LMS name is the given and family names joined.
+	expect(put.body.name).toEqual({ givenName: 'Renamed', familyName: vars.randomFamilyName });
+	expect((await call(server, `/api/v1/users/${idUserOne}`, { headers: { authorization: auth } })).body.name).toBe(`Renamed ${vars.randomFamilyName}`);
 
 	// ... and a deactivation, as Okta sends it: a path-less replace of active.
 	const deactivate = await scim(server, `/Users/${idUserOne}`, {

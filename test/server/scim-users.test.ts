@@ -142,7 +142,8 @@ describe('bad input changes nothing and is a SCIM 400', () => {
 		expect((await p({ schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'nickName', value: 'Boss' }] })).status).toBe(200);
 		expectScimError(await p({ schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'name[', value: 'Boss' }] }), 400, 'invalidPath');
 		expectScimError(await p({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'id', value: 'usr_x' }] }), 400, 'mutability');
-		expectScimError(await p({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'userName', value: 'nope' }] }), 400, 'invalidValue');
+		// userName needs not be an e-mail (SPEC §21), but cannot be blank.
+		expectScimError(await p({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'userName', value: '   ' }] }), 400, 'invalidValue');
 		expect((await scim(server, `/Users/${user.id}`, { key })).body.meta.version).toBe(user.meta.version);
 	});
 });
@@ -160,14 +161,17 @@ describe('one user, whichever door', () => {
 			id,
 			name: 'Ada King Lovelace',
 			email: created.body.userName,
+			username: created.body.userName,
 			role: 'student',
 			status: 'active',
 			external_id: externalId,
+			profile: { title: null, department: null, employee_number: null, manager_id: null },
 			created_at: created.body.meta.created,
 			updated_at: created.body.meta.lastModified,
 			deactivated_at: null,
 		});
-		expect(created.body.name).toEqual({ formatted: 'Ada King Lovelace', givenName: 'Ada King', familyName: 'Lovelace' });
+		// The name reads back as sent (SPEC §21): no parts were sent but formatted.
+		expect(created.body.name).toEqual({ formatted: 'Ada King Lovelace' });
 		// Found through /api/v1's filter too.
 		expect((await call(server, `/api/v1/users?external_id=${externalId}`, { key: world.keys.all })).body.data.map((u: { id: string }) => u.id)).toEqual([id]);
 

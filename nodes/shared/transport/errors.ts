@@ -157,6 +157,9 @@ function messageFor(failure: LmsHttpFailure, request: LmsRequestSummary): string
 				return `The email ${bodyField(request, 'email')} already belongs to another user (${problem.user_id}): give ${record.id ?? 'this user'} another address, or change that user's email first`;
 			}
 			return `A user with email ${bodyField(request, 'email')} already exists (${problem.user_id}): if they are a student or instructor, Create or Update (Match By: Email) updates them instead; an admin's account is changed in the LMS only`;
+		case 'username_taken':
+			// The new e-mail would also be the user's username (SCIM userName), which another user holds.
+			return `The email ${bodyField(request, 'email')} is the username (SCIM userName) of another user (${problem.user_id ?? 'unknown'}): use another address, or change that user's username in your identity provider first`;
 		case 'external_id_taken':
 			if (request.method === 'PATCH') {
 				return `The external ID ${bodyField(request, 'external_id')} already belongs to another user (${problem.user_id ?? 'unknown'}): give ${record.id ?? 'this user'} another external ID, or clear that user's first`;

@@ -24,6 +24,7 @@ import * as webhookDeliveryAttempts from './migrations/0024-webhook-delivery-att
 import * as groupsAndAssignments from './migrations/0023-groups-and-assignments';
 import * as passwordResetLinks from './migrations/0026-password-reset-links';
 import * as scimDeletedUsers from './migrations/0027-scim-deleted-users';
+import * as userUsernamesAndProfiles from './migrations/0022-user-usernames-and-profiles';
 
 type Migration = RunnableMigration<QueryInterface>;
 
@@ -57,6 +58,7 @@ const MIGRATIONS: Array<[string, Pick<Migration, 'up' | 'down'>]> = [
 	['0023-groups-and-assignments', groupsAndAssignments],
 	['0026-password-reset-links', passwordResetLinks],
 	['0027-scim-deleted-users', scimDeletedUsers],
+	['0022-user-usernames-and-profiles', userUsernamesAndProfiles],
 ];
 
 /** Where umzug records the migrations applied. */

@@ -27,7 +27,7 @@ function taken(err: RuleError, code: string, title: string, param: string): Prob
 		code,
 		title,
 		detail: userId === undefined ? err.message : `${err.message.replace(/ \(usr_[^)]*\)\.$/, '.')} See /api/v1/users/${userId}.`,
-		errors: [{ param, code: 'taken', message: `Another user has this ${param === 'email' ? 'e-mail' : 'external_id'}.` }],
+		errors: [{ param, code: 'taken', message: `Another user has this ${param === 'email' ? 'e-mail' : param}.` }],
 		...(userId === undefined ? {} : { extra: { user_id: userId } }),
 	});
 }
@@ -107,11 +107,16 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 	})),
 	protected_user: withMessage(403, 'Protected user'),
 	email_taken: (err) => taken(err, 'email_taken', 'E-mail taken', 'email'),
+	// A new e-mail is also the new user's username unless it was set apart (SPEC §21), which another user may hold.
+	username_taken: (err) => taken(err, 'username_taken', 'Username taken', 'email'),
 	external_id_taken: (err) => (err.details.groupId === undefined ? taken(err, 'external_id_taken', 'External id taken', 'external_id') : groupTaken(err, 'External id taken', 'external_id')),
 	// Bodies are checked by their schemas first (users/fields.ts); these answer what gets past them.
 	invalid_email: (err) => problems.invalidRequest([{ param: 'email', code: 'invalid_format', message: err.message }]),
 	invalid_name: (err) => problems.invalidRequest([{ param: 'name', code: 'invalid_format', message: err.message }]),
 	invalid_external_id: (err) => problems.invalidRequest([{ param: 'external_id', code: 'invalid_format', message: err.message }]),
+	// Only SCIM and the console write these (SPEC §21); the API shows them.
+	invalid_username: (err) => problems.invalidRequest([{ param: 'username', code: 'invalid_format', message: err.message }]),
+	invalid_profile: (err) => problems.invalidRequest([{ param: text(err, 'field'), code: 'invalid_format', message: err.message }]),
 	invalid_role: (err) => problems.invalidRequest([{ param: 'role', code: 'invalid_value', message: err.message }]),
 
 	// Groups and their members (groups/write.ts, groups/members.ts; SPEC §20).

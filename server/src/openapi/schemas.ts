@@ -1,6 +1,8 @@
 import { SCOPES } from '../api-keys/model';
 import { EXTERNAL_ID_MAX_LENGTH } from '../users/external-id';
 import { ROLES, USER_STATUSES } from '../users/model';
+import { PROFILE_MAX_LENGTH } from '../users/profile';
+import { USERNAME_MAX_LENGTH } from '../users/username';
 import { ENROLLMENT_STATUSES } from '../enrollments/model';
 import { ID_PATTERNS } from '../common/id-shapes';
 import { PROBLEM_TYPE_BASE } from '../common/problem';
@@ -47,11 +49,20 @@ const expandedNames = {
 	},
 };
 
+const profileField = (description: string) => ({ type: ['string', 'null'], minLength: 1, maxLength: PROFILE_MAX_LENGTH, description });
+
 export const User = record(
 	{
 		id: userId,
 		name: { type: 'string' },
 		email: { type: 'string', format: 'email' },
+		username: {
+			type: 'string',
+			minLength: 1,
+			maxLength: USERNAME_MAX_LENGTH,
+			description:
+				'SCIM’s userName: the e-mail unless the identity provider set it apart (then it needs not be an e-mail, and a change of e-mail leaves it). Unique in the organization, ignoring case.',
+		},
 		role: { type: 'string', enum: [...ROLES] },
 		status: { type: 'string', enum: [...USER_STATUSES], description: 'A deactivated user cannot sign in or be enrolled; their records stay.' },
 		external_id: {
@@ -60,6 +71,15 @@ export const User = record(
 			maxLength: EXTERNAL_ID_MAX_LENGTH,
 			description: 'The HR system’s or identity provider’s id for the person, unique within the organization; null if none.',
 		},
+		profile: record(
+				{
+					title: profileField('The job title (SCIM `title`).'),
+					department: profileField('The department (SCIM enterprise `department`); `users?department=` finds it ignoring case.'),
+					employee_number: profileField('The employee number (SCIM enterprise `employeeNumber`).'),
+					manager_id: profileField('The manager’s id as the identity provider sent it (SCIM enterprise `manager.value`).'),
+				},
+				'What the identity provider says of the person (SCIM core `title` and the enterprise extension); each null until set.',
+			),
 		created_at: timestamp,
 		updated_at: timestamp,
 		deactivated_at: { ...nullableTimestamp, description: 'When the user was deactivated; null while active.' },
@@ -220,7 +240,7 @@ export const Problem = {
 		request_id: { type: 'string' },
 		errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
 		enrollment_id: { ...enrollmentId, description: 'On `already_enrolled`: the existing enrollment.' },
-		user_id: { ...userId, description: 'On `email_taken` and `external_id_taken`: the user who has it.' },
+		user_id: { ...userId, description: 'On `email_taken`, `username_taken` and `external_id_taken`: the user who has it.' },
 		required_scope: { type: 'string', description: 'On `insufficient_scope`: the scope the operation needs.' },
 		from: { type: 'string', enum: [...ENROLLMENT_STATUSES], description: 'On `invalid_transition`: the status the enrollment has.' },
 		to: { type: 'string', enum: [...ENROLLMENT_STATUSES], description: 'On `invalid_transition`: the status the request leads to.' },
@@ -256,14 +276,16 @@ export const Event = record(
 				},
 				previous_attributes: {
 					type: 'object',
-					description: 'user.updated only: the old values of the fields that changed (name, email, role, external_id).',
+					description: 'user.updated only: the old values of the fields that changed (name, email, username, role, external_id, profile).',
 					additionalProperties: false,
 					minProperties: 1,
 					properties: {
 						name: { type: 'string' },
 						email: { type: 'string' },
+						username: { type: 'string' },
 						role: { type: 'string', enum: [...ROLES] },
 						external_id: { type: ['string', 'null'] },
+						profile: { type: 'object', description: 'The whole profile as it was.' },
 					},
 				},
 			},

@@ -11,6 +11,7 @@ export type Projection = (resource: Resource) => Resource;
 
 const ALWAYS = new Set(['id', 'schemas']);
 const CORE_PREFIX = 'urn:ietf:params:scim:schemas:core:2.0:user:';
+const ENTERPRISE_URN = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:user';
 
 function names(text: string, parameter: string): Array<[string, string | undefined]> {
 	if (text.length > 1000) throw scimErrors.invalidValue(`${parameter} is longer than 1000 characters.`);
@@ -19,7 +20,10 @@ function names(text: string, parameter: string): Array<[string, string | undefin
 		.map((name) => name.trim().toLowerCase())
 		.filter((name) => name !== '')
 		.map((name) => (name.startsWith(CORE_PREFIX) ? name.slice(CORE_PREFIX.length) : name))
-		.map((name) => {
+		.map((name): [string, string | undefined] => {
+			// The enterprise extension's attributes are sub-attributes of its URN (`…:User:department`, `…:User:manager.value`).
+			if (name === ENTERPRISE_URN) return [name, undefined];
+			if (name.startsWith(`${ENTERPRISE_URN}:`)) return [ENTERPRISE_URN, name.slice(ENTERPRISE_URN.length + 1).split('.')[0]];
 			const dot = name.indexOf('.');
 			return dot === -1 ? [name, undefined] : [name.slice(0, dot), name.slice(dot + 1)];
 		});

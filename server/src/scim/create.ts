@@ -14,9 +14,10 @@ import { wantedOf } from './translate';
 
 /**
  * POST /scim/v2/Users: the same create as POST /api/v1/users (users/service.ts, door `api`): a
- * student, its user.created event, the e-mail and external id unique in the organization (409
- * uniqueness naming who holds it; of concurrent identical creates exactly one wins). A user
- * created inactive is created, then deactivated, as the API would.
+ * student with everything the resource says (username, e-mail, name parts, profile, status) and
+ * its events, in one transaction; the e-mail, username and external id unique in the
+ * organization (409 uniqueness naming who holds it; of concurrent identical creates exactly one
+ * wins, the others are 409).
  *
  * A user deleted through SCIM (SPEC §21) with this userName comes back instead: the same id,
  * reactivated with the POSTed attributes, 201. Of concurrent POSTs bringing it back one wins,
@@ -25,34 +26,35 @@ import { wantedOf } from './translate';
 export const createUser: RequestHandler = async (req, res) => {
 	const resource = userFromBody(bodyObject(req));
 	if (resource.userName === undefined || resource.userName.trim() === '') {
-		throw scimErrors.invalidValue("userName is required: the user's e-mail address.");
+		throw scimErrors.invalidValue('userName is required: the name the identity provider knows the user by (often the e-mail).');
 	}
 	const wanted = wantedOf(undefined, resource, { externalIdGiven: true });
 	const { organization } = callerOf(res);
 	const deleted = await User.findOne({
-		where: { organizationId: organization.id, emailLower: wanted.email!.toLowerCase(), scimDeletedAt: { [Op.ne]: null } },
+		where: { organizationId: organization.id, usernameLower: resource.userName.toLowerCase(), scimDeletedAt: { [Op.ne]: null } },
 		attributes: ['id'],
 	});
+	const everything = { email: wanted.email, username: wanted.username, externalId: wanted.externalId ?? null, profile: wanted.profile, scimNames: wanted.scimNames };
 	let user = deleted
 		? (
 				await changeUser(
 					organization.id,
 					deleted.id,
-					{ email: wanted.email, name: wanted.name, externalId: wanted.externalId ?? null, status: 'active' },
+					{
+						...everything,
+						name: wanted.name,
+						// What the POST does not say is not kept from before.
+						profile: { title: null, department: null, employeeNumber: null, managerId: null, ...wanted.profile },
+						status: 'active',
+					},
 					'api',
 					(locked) => {
-						if (locked.scimDeletedAt === null) throw new RuleError('email_taken', `A user with e-mail ${locked.email} already exists in the organization (${locked.id}).`, { userId: locked.id });
+						if (locked.scimDeletedAt === null) throw new RuleError('username_taken', `A user with username ${JSON.stringify(locked.username)} already exists in the organization (${locked.id}).`, { userId: locked.id });
 					},
 				)
 			).user
-		: await createDomainUser({
-		organization,
-		email: wanted.email,
-		name: wanted.name ?? wanted.email,
-		role: 'student',
-		externalId: wanted.externalId ?? null,
-				door: 'api',
-			});
-	if (wanted.status === 'deactivated') user = (await changeUser(organization.id, user.id, { status: 'deactivated' }, 'api')).user;
+		: await createDomainUser({ organization, ...everything, name: wanted.name ?? wanted.username ?? wanted.email, role: 'student', status: wanted.status, door: 'api' });
+	// Brought back inactive: rare enough for a second step (a new user is created inactive in one).
+	if (deleted && wanted.status === 'deactivated') user = (await changeUser(organization.id, user.id, { status: 'deactivated' }, 'api')).user;
 	sendUser(res, 201, user, { Location: `${scimBase(req)}/Users/${user.id}` });
 };

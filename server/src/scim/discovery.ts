@@ -6,7 +6,7 @@ import { scimErrors, sendScim } from './errors';
 import { GROUP_SCHEMA } from './groups/resource';
 import { MAX_RESULTS } from './list';
 import { scimBase } from './resource';
-import { LIST_RESPONSE, USER_SCHEMA, userDefinition } from './schema';
+import { ENTERPRISE_SCHEMA, enterpriseDefinition, LIST_RESPONSE, USER_SCHEMA, userDefinition } from './schema';
 
 /** The discovery endpoints (RFC 7644 §4, RFC 7643 §5–7): what this service provider does, Users and Groups. */
 
@@ -40,8 +40,19 @@ export const serviceProviderConfig: RequestHandler = (req, res) => {
 };
 
 const TYPES = {
-	User: { endpoint: '/Users', description: 'A person in the organization (an LMS user).', schema: USER_SCHEMA },
-	Group: { endpoint: '/Groups', description: 'A group of the organization (an LMS group): its members are users; its assignments enroll them.', schema: GROUP_SCHEMA },
+	User: {
+		endpoint: '/Users',
+		description: 'A person in the organization (an LMS user).',
+		schema: USER_SCHEMA,
+		// RFC 7643 §6: the enterprise extension is offered, never required.
+		schemaExtensions: [{ schema: ENTERPRISE_SCHEMA, required: false }],
+	},
+	Group: {
+		endpoint: '/Groups',
+		description: 'A group of the organization (an LMS group): its members are users; its assignments enroll them.',
+		schema: GROUP_SCHEMA,
+		schemaExtensions: [],
+	},
 };
 
 function resourceTypeOf(base: string, id: keyof typeof TYPES) {
@@ -50,7 +61,6 @@ function resourceTypeOf(base: string, id: keyof typeof TYPES) {
 		id,
 		name: id,
 		...TYPES[id],
-		schemaExtensions: [],
 		meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/${id}` },
 	};
 }
@@ -63,8 +73,12 @@ export const resourceType: RequestHandler = (req, res) => {
 	sendScim(res, 200, resourceTypeOf(scimBase(req), id));
 };
 
-/** The schemas as scimmy describes their definitions: ours for User (scim/schema.ts), scimmy's own for Group (RFC 7643 §4.2). */
-const DEFINITIONS: Record<string, typeof userDefinition> = { [USER_SCHEMA]: userDefinition, [GROUP_SCHEMA]: SCIMMY.Schemas.Group.definition };
+/** The schemas as scimmy describes their definitions: ours for User and its enterprise extension (scim/schema.ts), scimmy's own for Group (RFC 7643 §4.2). */
+const DEFINITIONS: Record<string, typeof userDefinition> = {
+	[USER_SCHEMA]: userDefinition,
+	[ENTERPRISE_SCHEMA]: enterpriseDefinition,
+	[GROUP_SCHEMA]: SCIMMY.Schemas.Group.definition,
+};
 
 export const schemas: RequestHandler = (req, res) => sendScim(res, 200, list(Object.values(DEFINITIONS).map((d) => d.describe(`${scimBase(req)}/Schemas`))));
 

@@ -41,6 +41,7 @@ const SCIM_TYPES: Record<string, ScimType> = {
 	invalid_name: 'invalidValue',
 	invalid_external_id: 'invalidValue',
 	email_taken: 'uniqueness',
+	username_taken: 'uniqueness',
 	external_id_taken: 'uniqueness',
 	group_name_taken: 'uniqueness',
 	invalid_description: 'invalidValue',

@@ -5,8 +5,8 @@ import { type FilterNode, type FilterValue, parseFilter } from './filter-parse';
 /**
  * A SCIM filter (RFC 7644 §3.4.2.2) as SQL on the users table. The filter is parsed and bounded by
  * scim/filter-parse.ts, and its tree becomes the same tree of AND / OR in SQL (no normal form is
- * ever expanded): each comparison is a condition on an indexed column: userName and emails.value
- * on email_lower (caseExact false, RFC 7643 §4.1.1), externalId on external_id (caseExact), id,
+ * ever expanded): each comparison is a condition on an indexed column: userName on username_lower
+ * and emails.value on email_lower (caseExact false, RFC 7643 §4.1.1), externalId on external_id (caseExact), id,
  * and active on status. So `userName eq "…"` is one index read however many users there are; no
  * filter is ever applied to rows in memory.
  */
@@ -27,6 +27,7 @@ function condition(where: Where, attribute: string, operator: string, value: Fil
 	if (operator !== 'eq') unsupported(`The ${operator} operator (on ${attribute})`);
 	switch (attribute.toLowerCase()) {
 		case 'username':
+			return `username_lower = ${where.param(stringValue(attribute, value).toLowerCase())}`;
 		case 'emails.value':
 			return `email_lower = ${where.param(stringValue(attribute, value).toLowerCase())}`;
 		case 'externalid':

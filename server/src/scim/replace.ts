@@ -19,7 +19,7 @@ export const replaceUser: RequestHandler = async (req, res) => {
 	const body = bodyObject(req);
 	const resource = userFromBody(body);
 	if (resource.userName === undefined || resource.userName.trim() === '') {
-		throw scimErrors.invalidValue("userName is required: the user's e-mail address.");
+		throw scimErrors.invalidValue('userName is required: the name the identity provider knows the user by (often the e-mail).');
 	}
 	const organizationId = callerOf(res).organization.id;
 	const row = await findUser(organizationId, String(req.params.id));

@@ -8,12 +8,15 @@ import type { Enrollment } from '../enrollments/model';
 import { withdrawAllOf } from '../enrollments/withdraw-all';
 import { recordEvent } from '../events/record';
 import { User, type Role, type UserStatus } from './model';
+import { PROFILE_FIELDS, type Profile, type ProfileField } from './profile';
 import { END_SESSIONS } from './queries';
 import { serializeUser } from './serialize';
 import {
 	checkEmail,
 	checkExternalId,
 	checkName,
+	checkProfile,
+	checkUsername,
 	GRANTABLE_ROLES,
 	normaliseRole,
 	roleNotAllowed,
@@ -22,10 +25,16 @@ import {
 	type Door,
 } from './service';
 
-/** What a caller asks for: SPEC §16's `{ name?, email?, role?, external_id?, status? }`. */
+/** What a caller asks for: SPEC §16's `{ name?, email?, role?, external_id?, status? }`, and SCIM's username, profile and name parts (SPEC §21). */
 export interface UserChange {
 	name?: unknown;
 	email?: unknown;
+	/** Unless given, a username equal to the e-mail follows a change of the e-mail. */
+	username?: unknown;
+	/** The fields given change (null clears one); the others stay. */
+	profile?: Partial<Record<ProfileField, unknown>>;
+	/** SCIM's name parts as JSON text (scim/names.ts); a name changed without them clears them. */
+	scimNames?: string | null;
 	role?: unknown;
 	/** null clears it. */
 	externalId?: unknown;
@@ -35,7 +44,7 @@ export interface UserChange {
 }
 
 /** The attributes `user.updated` tells about, as the API names them. */
-const ATTRIBUTES = { name: 'name', email: 'email', role: 'role', externalId: 'external_id' } as const;
+const ATTRIBUTES = { name: 'name', email: 'email', username: 'username', role: 'role', externalId: 'external_id' } as const;
 type Attribute = keyof typeof ATTRIBUTES;
 
 function userNotFound(id: string): RuleError {
@@ -91,7 +100,7 @@ export async function changeUser(
 		if (!(err instanceof UniqueConstraintError)) throw err;
 		const user = await User.findOne({ where: { id, ...scope }, attributes: ['organizationId', 'email'] });
 		if (!user) throw err;
-		throw await uniqueViolation(user.organizationId, asked.email ?? user.email, asked.externalId ?? null, id);
+		throw await uniqueViolation(user.organizationId, { email: asked.email ?? user.email, username: asked.username, externalId: asked.externalId ?? null }, id);
 	}
 }
 
@@ -104,6 +113,9 @@ export interface UserChangeResult {
 interface Asked {
 	name?: string;
 	email?: string;
+	username?: string;
+	profile?: Partial<Profile>;
+	scimNames?: string | null;
 	role?: Role;
 	externalId?: string | null;
 	status?: UserStatus;
@@ -115,6 +127,9 @@ function checked(change: UserChange): Asked {
 	const asked: Asked = {};
 	if (change.name !== undefined) asked.name = checkName(change.name);
 	if (change.email !== undefined) asked.email = checkEmail(change.email);
+	if (change.username !== undefined) asked.username = checkUsername(change.username);
+	if (change.profile !== undefined) asked.profile = checkProfile(change.profile);
+	if (change.scimNames !== undefined) asked.scimNames = change.scimNames;
 	if (change.role !== undefined) asked.role = normaliseRole(change.role);
 	if (change.externalId !== undefined) asked.externalId = checkExternalId(change.externalId);
 	if (change.status !== undefined) asked.status = change.status;
@@ -123,6 +138,10 @@ function checked(change: UserChange): Asked {
 }
 
 async function apply(user: User, asked: Asked, transaction: Transaction): Promise<Enrollment[]> {
+	// A username never set apart from the e-mail is the e-mail, and moves with it (SPEC §21's default).
+	if (asked.email !== undefined && asked.username === undefined && asked.email !== user.email && user.username.toLowerCase() === user.email.toLowerCase()) {
+		asked.username = asked.email;
+	}
 	const previous: Record<string, unknown> = {};
 	for (const attribute of Object.keys(ATTRIBUTES) as Attribute[]) {
 		const value = asked[attribute];
@@ -130,10 +149,21 @@ async function apply(user: User, asked: Asked, transaction: Transaction): Promis
 		previous[ATTRIBUTES[attribute]] = user[attribute];
 		user.set(attribute, value as never);
 	}
+	const oldProfile = serializeUser(user).profile;
+	for (const field of PROFILE_FIELDS) {
+		const value = asked.profile?.[field];
+		if (value === undefined || value === user[field]) continue;
+		previous.profile = oldProfile;
+		user.set(field, value);
+	}
+	// SCIM's name parts: given with the change, or, when the name changes through another door, gone (SCIM then reads the new name).
+	const scimNames = asked.scimNames !== undefined ? asked.scimNames : 'name' in previous ? null : user.scimNames;
+	const namesChange = scimNames !== user.scimNames;
+	if (namesChange) user.scimNames = scimNames;
 	const statusChanges = asked.status !== undefined && asked.status !== user.status;
 	// Deleting through SCIM an already deactivated user only marks it (no event: /api/v1 sees no change).
 	const marks = asked.scimDeleted === true && user.scimDeletedAt === null;
-	if (Object.keys(previous).length === 0 && !statusChanges && !marks) return [];
+	if (Object.keys(previous).length === 0 && !statusChanges && !marks && !namesChange) return [];
 
 	const now = new Date();
 	if (statusChanges) {

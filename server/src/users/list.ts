@@ -8,14 +8,15 @@ import { searchParam } from '../search/param';
 import { EMAIL_RULE, isEmailAddress } from './email';
 import { EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_RULE, isExternalId } from './external-id';
 import { ROLES, USER_STATUSES } from './model';
+import { PROFILE_MAX_LENGTH } from './profile';
 import { USERS, userConditions, type UserRow } from './queries';
 import { serializeUser } from './serialize';
 
 /** How many addresses one `email=a,b,c` takes: a page's worth, so one request answers them all. */
 const MAX_EMAILS = 100;
 
-/** GET /api/v1/users, filtered by `email`, `role`, `status`, `external_id` and `search` (users/queries.ts). */
-export const listUsers = listEndpoint<UserRow, { email: string; role: string; status: string; external_id: string; group_id: string; search: string }>({
+/** GET /api/v1/users, filtered by `email`, `role`, `status`, `external_id`, `group_id`, `department` and `search` (users/queries.ts). */
+export const listUsers = listEndpoint<UserRow, { email: string; role: string; status: string; external_id: string; group_id: string; department: string; search: string }>({
 	table: USERS,
 	filters: {
 		// Bounded by the request line's size (the HTTP server's header limit), and here by count and each address's length.
@@ -46,6 +47,11 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; st
 				'Exact external id (case and spaces count): the user your HR system or identity provider knows by it, if any. One index read on any size of organization.',
 			),
 		group_id: idParam('group').description("Only the group's members."),
+		department: Joi.string()
+			.max(PROFILE_MAX_LENGTH)
+			.description(
+				"Only users whose profile.department is this, compared without regard to case (the identity provider's enterprise `department`, SPEC §21). One index read on any size of organization.",
+			),
 		search: searchParam(),
 	},
 	scopesItself: ({ search }) => search !== undefined,
@@ -56,8 +62,8 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; st
 	searchWith: ['role'],
 	serialize: serializeUser,
 	// Status and external id are counted through their indexes (the counters know roles only).
-	counter: ({ email, search, role, status, external_id, group_id }) =>
-		email === undefined && search === undefined && status === undefined && external_id === undefined && group_id === undefined
+	counter: ({ email, search, role, status, external_id, group_id, department }) =>
+		email === undefined && search === undefined && status === undefined && external_id === undefined && group_id === undefined && department === undefined
 			? { list: 'users', filter: counterFilter([['role', role]]) }
 			: undefined,
 });

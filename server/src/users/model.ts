@@ -4,6 +4,8 @@ import { newId } from '../common/ids';
 import type { Organization } from '../organizations/model';
 import { indexRecords, normalize, unindexRecord, wordSuffixes } from '../search/words';
 import { EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress } from './email';
+import { PROFILE_MAX_LENGTH } from './profile';
+import { USERNAME_MAX_LENGTH } from './username';
 
 export const ROLES = ['student', 'instructor', 'admin', 'super_admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -19,6 +21,21 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 	declare email: string;
 	/** Lower-cased email: the unique login identity and the case-insensitive filter. */
 	declare emailLower: CreationOptional<string>;
+	/**
+	 * SCIM's userName (SPEC §21), apart from the e-mail: the e-mail unless set apart. Unique within
+	 * the organization ignoring case, through usernameLower.
+	 */
+	declare username: CreationOptional<string>;
+	declare usernameLower: CreationOptional<string>;
+	/** The name parts SCIM wrote, as JSON text (scim/names.ts); null while SCIM never wrote them. */
+	declare scimNames: CreationOptional<string | null>;
+	/** The profile (SPEC §21): the enterprise extension's title, department, employeeNumber, manager.value; each null until set. */
+	declare title: CreationOptional<string | null>;
+	declare department: CreationOptional<string | null>;
+	/** Lower-cased department: `users?department=` ignores case. */
+	declare departmentLower: CreationOptional<string | null>;
+	declare employeeNumber: CreationOptional<string | null>;
+	declare managerId: CreationOptional<string | null>;
 	declare role: Role;
 	/** scrypt hash for accounts that sign in to the settings pages; null for API-only records. */
 	declare passwordHash: string | null;
@@ -45,6 +62,8 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 					set(this: User, value: unknown) {
 						this.setDataValue('email', value as string);
 						if (typeof value === 'string') this.setDataValue('emailLower', value.toLowerCase());
+						// A new user's username defaults to the e-mail (SPEC §21); bulkCreate runs no hooks, so here.
+						if (typeof value === 'string' && (this.getDataValue('username') ?? null) === null) this.username = value;
 					},
 					validate: {
 						isEmailAddress(value: unknown) {
@@ -53,6 +72,30 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
 					},
 				},
 				emailLower: { type: DataTypes.STRING(254), allowNull: false },
+				username: {
+					type: DataTypes.STRING(USERNAME_MAX_LENGTH),
+					allowNull: false,
+					set(this: User, value: unknown) {
+						if (typeof value !== 'string') return;
+						this.setDataValue('username', value);
+						this.setDataValue('usernameLower', value.toLowerCase());
+					},
+				},
+				usernameLower: { type: DataTypes.STRING(USERNAME_MAX_LENGTH), allowNull: false, field: 'username_lower' },
+				scimNames: { type: DataTypes.TEXT, allowNull: true, defaultValue: null, field: 'scim_names' },
+				title: { type: DataTypes.STRING(PROFILE_MAX_LENGTH), allowNull: true, defaultValue: null },
+				department: {
+					type: DataTypes.STRING(PROFILE_MAX_LENGTH),
+					allowNull: true,
+					defaultValue: null,
+					set(this: User, value: unknown) {
+						this.setDataValue('department', value as string | null);
+						this.setDataValue('departmentLower', typeof value === 'string' ? value.toLowerCase() : null);
+					},
+				},
+				departmentLower: { type: DataTypes.STRING(PROFILE_MAX_LENGTH), allowNull: true, defaultValue: null, field: 'department_lower' },
+				employeeNumber: { type: DataTypes.STRING(PROFILE_MAX_LENGTH), allowNull: true, defaultValue: null, field: 'employee_number' },
+				managerId: { type: DataTypes.STRING(PROFILE_MAX_LENGTH), allowNull: true, defaultValue: null, field: 'manager_id' },
 				role: { type: DataTypes.STRING(20), allowNull: false, validate: { isIn: [ROLES] } },
 				passwordHash: { type: DataTypes.STRING(200), allowNull: true, defaultValue: null },
 				status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'active', validate: { isIn: [USER_STATUSES] } },

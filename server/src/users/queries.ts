@@ -5,7 +5,27 @@ import { searchCondition } from '../search/words';
 import type { User } from './model';
 
 /** A user as the API reads one: what serializeUser shows. */
-export type UserRow = Read<Pick<User, 'id' | 'name' | 'email' | 'role' | 'status' | 'externalId' | 'createdAt' | 'updatedAt' | 'deactivatedAt' | 'scimDeletedAt'>>;
+export type UserRow = Read<
+	Pick<
+		User,
+		| 'id'
+		| 'name'
+		| 'email'
+		| 'username'
+		| 'role'
+		| 'status'
+		| 'externalId'
+		| 'title'
+		| 'department'
+		| 'employeeNumber'
+		| 'managerId'
+		| 'scimNames'
+		| 'createdAt'
+		| 'updatedAt'
+		| 'deactivatedAt'
+		| 'scimDeletedAt'
+	>
+>;
 
 export const USERS: Table<UserRow> = {
 	name: 'users',
@@ -13,9 +33,15 @@ export const USERS: Table<UserRow> = {
 		id: 'id',
 		name: 'name',
 		email: 'email',
+		username: 'username',
 		role: 'role',
 		status: 'status',
 		externalId: 'external_id',
+		title: 'title',
+		department: 'department',
+		employeeNumber: 'employee_number',
+		managerId: 'manager_id',
+		scimNames: 'scim_names',
 		createdAt: 'created_at',
 		updatedAt: 'updated_at',
 		deactivatedAt: 'deactivated_at',
@@ -31,13 +57,14 @@ export interface UserFilters {
 	status?: string;
 	external_id?: string;
 	group_id?: string;
+	department?: string;
 }
 
 /**
  * `email` matches exactly but ignoring case (through email_lower), or any of a comma-separated list, `role` is one of the four,
- * `status` and `external_id` match exactly, `search` keeps users whose e-mail or a word of whose name starts with it (search/words.ts).
+ * `status` and `external_id` match exactly, `department` exactly but ignoring case (through department_lower), `search` keeps users whose e-mail or a word of whose name starts with it (search/words.ts).
  */
-export function userConditions(where: Where, organizationId: string, { email, role, search, status, external_id, group_id }: UserFilters): void {
+export function userConditions(where: Where, organizationId: string, { email, role, search, status, external_id, group_id, department }: UserFilters): void {
 	if (search !== undefined) searchCondition(where, 'user', organizationId, search);
 	// One address, or several separated by commas (users/list.ts bounds them): each an index read.
 	const emails = email?.toLowerCase().split(',');
@@ -47,6 +74,8 @@ export function userConditions(where: Where, organizationId: string, { email, ro
 	where.equals('status', status);
 	// Exact and case-sensitive: an identity provider's id is opaque (users_org_external_id_unique).
 	where.equals('external_id', external_id);
+	// The identity provider's department (SPEC §21), ignoring case: "Sales" finds "sales".
+	where.equals('department_lower', department?.toLowerCase());
 	// A group's members (SPEC §20), read through group_members' primary key.
 	if (group_id !== undefined) where.and((p) => `id IN (SELECT user_id FROM group_members WHERE group_id = ${p})`, group_id);
 }

@@ -8,7 +8,9 @@ import { recordEvent } from '../events/record';
 import type { Organization } from '../organizations/model';
 import { EMAIL_RULE, isEmailAddress } from './email';
 import { EXTERNAL_ID_RULE, isExternalId } from './external-id';
-import { ROLES, User, type Role } from './model';
+import { ROLES, User, type Role, type UserStatus } from './model';
+import { isProfileValue, PROFILE_FIELDS, PROFILE_NAMES, PROFILE_RULE, type Profile, type ProfileField } from './profile';
+import { isUsername, USERNAME_RULE } from './username';
 import { hashPassword } from './password';
 import { checkNewPassword } from './password-rule';
 import { serializeUser } from './serialize';
@@ -70,17 +72,50 @@ export function checkExternalId(value: unknown): string | null {
 	return value;
 }
 
+/** A username as given (SPEC §21: needs not be an e-mail), checked by users/username.ts. */
+export function checkUsername(value: unknown): string {
+	if (typeof value !== 'string' || !isUsername(value)) {
+		throw new RuleError('invalid_username', `username must be ${USERNAME_RULE}.`, { field: 'username' });
+	}
+	return value;
+}
+
+/** The profile fields given (each a string, or null to clear), checked by users/profile.ts. */
+export function checkProfile(value: Partial<Record<ProfileField, unknown>>): Partial<Profile> {
+	const profile: Partial<Profile> = {};
+	for (const field of PROFILE_FIELDS) {
+		const given = value[field];
+		if (given === undefined) continue;
+		if (given !== null && (typeof given !== 'string' || !isProfileValue(given))) {
+			throw new RuleError('invalid_profile', `profile.${PROFILE_NAMES[field]} must be ${PROFILE_RULE}.`, { field: `profile.${PROFILE_NAMES[field]}` });
+		}
+		profile[field] = given;
+	}
+	return profile;
+}
+
+/** What must be unique in the organization: the e-mail, the username (both ignoring case) and the external id. */
+export interface UniqueValues {
+	email: string;
+	username?: string;
+	externalId: string | null;
+}
+
 /**
- * Who already holds an e-mail or external id in the organization, as the refusal that names
- * them; undefined when neither is taken there. Both are unique per organization in the database
- * (migration 0013), so of concurrent identical creates one insert wins and the others land here
- * and name the winner.
+ * Who already holds an e-mail, username or external id in the organization, as the refusal that
+ * names them; undefined when none is taken there. All three are unique per organization in the
+ * database (migrations 0013, 0022), so of concurrent identical creates one insert wins and the
+ * others land here and name the winner.
  */
-async function takenBy(organizationId: string, email: string, externalId: string | null, exceptId?: string): Promise<RuleError | undefined> {
+async function takenBy(organizationId: string, { email, username, externalId }: UniqueValues, exceptId?: string): Promise<RuleError | undefined> {
 	const others = exceptId === undefined ? {} : { id: { [Op.ne]: exceptId } };
 	const byEmail = await User.findOne({ where: { organizationId, emailLower: email.toLowerCase(), ...others }, attributes: ['id'] });
 	if (byEmail) {
 		return new RuleError('email_taken', `A user with e-mail ${email} already exists in the organization (${byEmail.id}).`, { userId: byEmail.id });
+	}
+	const byUsername = username === undefined ? null : await User.findOne({ where: { organizationId, usernameLower: username.toLowerCase(), ...others }, attributes: ['id'] });
+	if (byUsername) {
+		return new RuleError('username_taken', `A user with username ${JSON.stringify(username)} already exists in the organization (${byUsername.id}).`, { userId: byUsername.id });
 	}
 	if (externalId === null) return undefined;
 	const byExternalId = await User.findOne({ where: { organizationId, externalId, ...others }, attributes: ['id'] });
@@ -93,14 +128,14 @@ async function takenBy(organizationId: string, email: string, externalId: string
 }
 
 /**
- * The refusal for a unique violation on users: the e-mail or external id taken in the
+ * The refusal for a unique violation on users: the e-mail, username or external id taken in the
  * organization, naming who holds it; else an e-mail that is another organization's sign-in
  * account (sign-in names are unique across organizations), named without its holder.
  */
-export async function uniqueViolation(organizationId: string, email: string, externalId: string | null, exceptId?: string): Promise<RuleError> {
+export async function uniqueViolation(organizationId: string, values: UniqueValues, exceptId?: string): Promise<RuleError> {
 	return (
-		(await takenBy(organizationId, email, externalId, exceptId)) ??
-		new RuleError('email_taken', `The e-mail ${email} is already another account's sign-in name.`)
+		(await takenBy(organizationId, values, exceptId)) ??
+		new RuleError('email_taken', `The e-mail ${values.email} is already another account's sign-in name.`)
 	);
 }
 
@@ -110,6 +145,13 @@ export async function createUser(input: {
 	name: unknown;
 	role: unknown;
 	externalId?: unknown;
+	/** Defaults to the e-mail (SPEC §21). */
+	username?: unknown;
+	profile?: Partial<Record<ProfileField, unknown>>;
+	/** The name parts SCIM wrote, as JSON text (scim/names.ts). */
+	scimNames?: string | null;
+	/** `deactivated`: created, then deactivated in the same transaction (user.created, user.deactivated). */
+	status?: UserStatus;
 	password?: string;
 	/** `api` refuses admin and super_admin (role_not_allowed); defaults to the operator. */
 	door?: Door;
@@ -119,6 +161,8 @@ export async function createUser(input: {
 	const role = normaliseRole(input.role);
 	if (input.door === 'api' && !GRANTABLE_ROLES.includes(role)) throw roleNotAllowed(role);
 	const externalId = checkExternalId(input.externalId);
+	const username = input.username === undefined ? email : checkUsername(input.username);
+	const profile = checkProfile(input.profile ?? {});
 	const password = input.password ?? '';
 	if (password === '' && needsPassword(role)) {
 		throw new RuleError('password_required', `The ${role} role signs in to the settings pages and needs a password.`);
@@ -127,19 +171,24 @@ export async function createUser(input: {
 	// Hashed before the transaction opens: scrypt is slow, and a SQLite write lock must not wait on it.
 	const passwordHash = password === '' ? null : await hashPassword(password);
 	try {
-		// The user and its user.created event commit together (SPEC §11).
+		// The user and its user.created event commit together (SPEC §11), and a deactivation asked with it.
 		return await writeTransaction(database(), async (transaction) => {
-			const user = await User.create({ organizationId: input.organization.id, email, name, role, externalId, passwordHash }, { transaction });
-			await recordEvent(transaction, {
-				organizationId: user.organizationId,
-				type: 'user.created',
-				object: serializeUser(user),
-				at: user.createdAt,
-			});
+			const user = await User.create(
+				{ organizationId: input.organization.id, email, username, name, role, externalId, passwordHash, scimNames: input.scimNames ?? null, ...profile },
+				{ transaction },
+			);
+			const event = { organizationId: user.organizationId, at: user.createdAt };
+			await recordEvent(transaction, { ...event, type: 'user.created', object: serializeUser(user) });
+			if (input.status === 'deactivated') {
+				user.status = 'deactivated';
+				user.deactivatedAt = user.createdAt;
+				await user.save({ transaction, silent: true });
+				await recordEvent(transaction, { ...event, type: 'user.deactivated', object: serializeUser(user) });
+			}
 			return user;
 		});
 	} catch (err) {
-		if (err instanceof UniqueConstraintError) throw await uniqueViolation(input.organization.id, email, externalId);
+		if (err instanceof UniqueConstraintError) throw await uniqueViolation(input.organization.id, { email, username, externalId });
 		throw err;
 	}
 }
