@@ -3,7 +3,9 @@
  * for about a minute: whatever the input, valid, nonsense or built to explode (and-of-ors, deep
  * nesting, unclosed strings of backslashes), each answer (a parse or a 400) takes under 100 ms, a
  * path that passes is then handed to scimmy as PATCH does and stays as fast, and the heap does not
- * grow by more than 20 MB. Database-free, so it runs once (not again in the PostgreSQL run).
+ * grow by more than 20 MB (a slow answer is timed again: the fastest of three counts, since an
+ * input that explodes is slow every time and a shared machine's hiccup is not). Database-free, so
+ * it runs once (not again in the PostgreSQL run), in the integration project: a minute is not a unit test's.
  * Reproducible: the seed is fixed (override with FC_SEED=n).
  */
 import fc from 'fast-check';
@@ -55,14 +57,28 @@ const paths = fc.oneof(
 	anyText,
 );
 
-function timed(what: string, input: string, run: () => void): void {
-	const started = performance.now();
-	try {
-		run();
-	} catch (err) {
-		if (!(err instanceof ScimError) || err.status !== 400) throw err;
+/**
+ * How long `run` takes: its fastest of three tries when the first is over MAX_MS. An input that
+ * explodes is slow every time; a garbage collection or a busy neighbour on a shared machine is not.
+ */
+async function fastest(run: () => void | Promise<void>): Promise<number> {
+	let best = Infinity;
+	for (let i = 0; i < 3 && best > MAX_MS; i++) {
+		const started = performance.now();
+		await run();
+		best = Math.min(best, performance.now() - started);
 	}
-	const ms = performance.now() - started;
+	return best;
+}
+
+async function timed(what: string, input: string, run: () => void | Promise<void>): Promise<void> {
+	const ms = await fastest(async () => {
+		try {
+			await run();
+		} catch (err) {
+			if (!(err instanceof ScimError) || err.status !== 400) throw err;
+		}
+	});
 	if (ms > MAX_MS) throw new Error(`${what} took ${ms.toFixed(1)} ms on ${JSON.stringify(input.slice(0, 200))}`);
 }
 
@@ -92,19 +108,19 @@ const user = { schemas: [USER_SCHEMA], id: 'usr_1', userName: 'ada@example.com',
 	test('PATCH paths: checked, and what passes is applied by scimmy, each under 100 ms, the heap flat', async () => {
 		await fuzz('paths', paths, async (input) => {
 			let passed = false;
-			timed('checkPatchPath', input, () => {
+			await timed('checkPatchPath', input, () => {
 				checkPatchPath(input);
 				passed = true;
 			});
 			if (!passed) return;
-			const started = performance.now();
-			try {
-				const message = new SCIMMY.Messages.PatchOp({ schemas: [PATCH_OP], Operations: [{ op: 'remove', path: input }] });
-				await message.apply(new ScimUser(user, 'out'));
-			} catch (err) {
-				if (!(err instanceof SCIMMY.Types.Error) && !(err instanceof TypeError)) throw err;
-			}
-			const ms = performance.now() - started;
+			const ms = await fastest(async () => {
+				try {
+					const message = new SCIMMY.Messages.PatchOp({ schemas: [PATCH_OP], Operations: [{ op: 'remove', path: input }] });
+					await message.apply(new ScimUser(user, 'out'));
+				} catch (err) {
+					if (!(err instanceof SCIMMY.Types.Error) && !(err instanceof TypeError)) throw err;
+				}
+			});
 			if (ms > MAX_MS) throw new Error(`scimmy took ${ms.toFixed(1)} ms on the checked path ${JSON.stringify(input.slice(0, 200))}`);
 		});
 	}, 90_000);
