@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli';
 import type { TestServer } from '../helpers/server';
 import { COMPLIANCE_CASES } from './compliance-cases';
+import { GROUP_CASES } from './group-cases';
 import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
 import { LMS, waitFor, type N8nHome, type N8nServer } from './n8n';
 import { SmtpSink } from './smtp';
@@ -115,9 +116,9 @@ afterAll(async () => {
 	await fixture?.close();
 });
 
-it('every example has a case in this file (the compliance examples in compliance-examples.test.ts)', () => {
+it('every example has a case in this file (the compliance examples in compliance-examples.test.ts, the group examples in groups.test.ts)', () => {
 	const files = readdirSync(EXAMPLES).filter((file) => file.endsWith('.json'));
-	expect(files.sort()).toEqual([...Object.keys(CASES), ...Object.keys(COMPLIANCE_CASES)].sort());
+	expect(files.sort()).toEqual([...Object.keys(CASES), ...Object.keys(COMPLIANCE_CASES), ...Object.keys(GROUP_CASES)].sort());
 });
 
 describe('in a running n8n', () => {
