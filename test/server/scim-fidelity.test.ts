@@ -103,6 +103,8 @@ const userArb = fc
 		employeeNumber: maybe(fc.constantFrom('E-1', '00042', 'emp 7')),
 		department: maybe(phrase),
 		manager: maybe(fc.constant('mgr')),
+		// Entra names the manager by its id alone.
+		managerBare: fc.boolean(),
 		ignored: ignoredAttributes,
 		ignoredExtension: maybe(fc.constant({ costCenter: 'CC-9', division: 'North' })),
 	})
@@ -115,7 +117,7 @@ const userArb = fc
 			const enterprise = {
 				...(g.employeeNumber === undefined ? {} : { employeeNumber: g.employeeNumber }),
 				...(g.department === undefined ? {} : { department: g.department }),
-				...(manager === undefined ? {} : { manager: { value: manager } }),
+				...(manager === undefined ? {} : { manager: g.managerBare ? manager : { value: manager } }),
 				...(g.title !== undefined && g.titleInExtension ? { title: g.title } : {}),
 				...g.ignoredExtension,
 			};

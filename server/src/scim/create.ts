@@ -23,6 +23,9 @@ import { wantedOf } from './translate';
  * reactivated with the POSTed attributes, 201. Of concurrent POSTs bringing it back one wins,
  * the others find it there again (409 uniqueness).
  */
+/** A user created without any name is named by its userName (the LMS name is at most 200 characters). */
+const fallbackName = (userName: string) => userName.slice(0, 200).trim();
+
 export const createUser: RequestHandler = async (req, res) => {
 	const resource = userFromBody(bodyObject(req));
 	if (resource.userName === undefined || resource.userName.trim() === '') {
@@ -53,7 +56,7 @@ export const createUser: RequestHandler = async (req, res) => {
 					},
 				)
 			).user
-		: await createDomainUser({ organization, ...everything, name: wanted.name ?? wanted.username ?? wanted.email, role: 'student', status: wanted.status, door: 'api' });
+		: await createDomainUser({ organization, ...everything, name: wanted.name ?? fallbackName(wanted.username ?? wanted.email!), role: 'student', status: wanted.status, door: 'api' });
 	// Brought back inactive: rare enough for a second step (a new user is created inactive in one).
 	if (deleted && wanted.status === 'deactivated') user = (await changeUser(organization.id, user.id, { status: 'deactivated' }, 'api')).user;
 	sendUser(res, 201, user, { Location: `${scimBase(req)}/Users/${user.id}` });
