@@ -69,7 +69,7 @@ test('a resend racing the scheduled retry: each attempt recorded once, the sched
 		expect(settled.attempts).toBeLessThan(MAX_ATTEMPTS);
 		expect((await recorded()) - recordedBefore).toBe(sends);
 		// The schedule continues from the attempts made: the next one at least a minute after the last send.
-		expect(settled.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(startedAt + 60_000);
+		expect(settled.nextAttemptAt.getTime()).toBeGreaterThanOrEqual(startedAt + 60_000);
 	}
 	// Nothing more arrives once every round has settled.
 	const total = sendsOfEvent();
