@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { lmsApiPage } from './transport';
+import { lmsApiPage, lmsProblemOf } from './transport';
 
 /**
  * The From List modes of locators.ts. n8n calls a listSearch method with the text typed in the
@@ -80,6 +80,27 @@ export async function searchCourses(
 /** What a picker needs of enrollments and certificates: the newest first, with both names. */
 const NAMED_NEWEST_FIRST: IDataObject = { sort: '-created_at', expand: 'student,course' };
 
+/**
+ * A page of enrollments or certificates named by student and course. Students' names and e-mails
+ * need read:users besides (the API answers 403 to `expand=student` without it): for a key that
+ * lacks it the picker still lists them, the student shown by id, rather than failing.
+ */
+async function namedPage(
+	this: ILoadOptionsFunctions,
+	endpoint: string,
+	filter: string | undefined,
+	paginationToken: string | undefined,
+	toResult: (record: IDataObject) => { name: string; value: string },
+): Promise<INodeListSearchResult> {
+	try {
+		return await listPage.call(this, endpoint, { ...searchQuery(filter), ...NAMED_NEWEST_FIRST }, paginationToken, toResult);
+	} catch (error) {
+		const problem = lmsProblemOf(error);
+		if (problem?.code !== 'insufficient_scope' || problem.required_scope !== 'read:users') throw error;
+		return await listPage.call(this, endpoint, { ...searchQuery(filter), sort: '-created_at', expand: 'course' }, paginationToken, toResult);
+	}
+}
+
 /** "Ada Lovelace — Security Awareness", falling back to the ids for a record the API no longer names. */
 function studentAndCourse(record: IDataObject): string {
 	const student = record.student as IDataObject | null | undefined;
@@ -99,7 +120,7 @@ async function searchEnrollments(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	return await listPage.call(this, '/enrollments', { ...searchQuery(filter), ...NAMED_NEWEST_FIRST }, paginationToken, (enrollment) => ({
+	return await namedPage.call(this, '/enrollments', filter, paginationToken, (enrollment) => ({
 		name: `${studentAndCourse(enrollment)} (${ENROLLMENT_STATUS_WORDS[String(enrollment.status)] ?? String(enrollment.status)})`,
 		value: String(enrollment.id),
 	}));
@@ -117,7 +138,7 @@ async function searchCertificates(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	return await listPage.call(this, '/certificates', { ...searchQuery(filter), ...NAMED_NEWEST_FIRST }, paginationToken, (certificate) => ({
+	return await namedPage.call(this, '/certificates', filter, paginationToken, (certificate) => ({
 		name: `${studentAndCourse(certificate)} (${certificateStatus(certificate)})`,
 		value: String(certificate.id),
 	}));

@@ -141,4 +141,18 @@ describe('enrollments and certificates', () => {
 		expect(search.results).toContainEqual({ name: `${one.student.name} — ${one.course.title} (${validity(one)})`, value: one.id });
 		for (const result of search.results) expect(String(result.value)).toMatch(new RegExp(LMS_RECORD_KINDS.certificate.pattern));
 	});
+
+	it('a key without read:users still lists them, the student by id (names and e-mails need read:users)', async () => {
+		const noUsers = (await server.createKey('acme', ['read:courses', 'read:enrollments'], 'pickers without users')).key;
+		const newest = (await api(`/enrollments?sort=-created_at&expand=student,course&per_page=${LIST_SEARCH_PAGE_SIZE}`)).data as unknown as Array<Named & { student_id: string }>;
+		const page = await runListSearch(new LmsEnrollments(), 'searchEnrollments', { credentials: { baseUrl: server.baseUrl, apiKey: noUsers } });
+		expect(page.results).toEqual(newest.map((e) => ({ name: `${e.student_id} — ${e.course.title} (${statusWords[e.status]})`, value: e.id })));
+		expect(JSON.stringify(page.results)).not.toContain(newest[0].student.email);
+		const certificates = await runListSearch(new LmsCertificates(), 'searchCertificates', { credentials: { baseUrl: server.baseUrl, apiKey: noUsers } });
+		expect(certificates.results.length).toBeGreaterThan(0);
+		// A search for a student's name finds nothing for such a key; a course title still does.
+		expect((await runListSearch(new LmsEnrollments(), 'searchEnrollments', { credentials: { baseUrl: server.baseUrl, apiKey: noUsers }, filter: newest[0].student.email })).results).toEqual([]);
+		const titleWord = newest[0].course.title.split(' ')[0];
+		expect((await runListSearch(new LmsEnrollments(), 'searchEnrollments', { credentials: { baseUrl: server.baseUrl, apiKey: noUsers }, filter: titleWord })).results.length).toBeGreaterThan(0);
+	});
 });
