@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { lmsApiPage, lmsProblemOf } from './transport';
+import { asNodeError, lmsApiPage, lmsProblemOf } from './transport';
 
 /**
  * The From List modes of locators.ts. n8n calls a listSearch method with the text typed in the
@@ -96,7 +96,8 @@ async function namedPage(
 		return await listPage.call(this, endpoint, { ...searchQuery(filter), ...NAMED_NEWEST_FIRST }, paginationToken, toResult);
 	} catch (error) {
 		const problem = lmsProblemOf(error);
-		if (problem?.code !== 'insufficient_scope' || problem.required_scope !== 'read:users') throw error;
+		// Anything else is the LMS's NodeApiError already (a picker has one item: index 0).
+		if (problem?.code !== 'insufficient_scope' || problem.required_scope !== 'read:users') throw asNodeError(this.getNode(), error, 0);
 		return await listPage.call(this, endpoint, { ...searchQuery(filter), sort: '-created_at', expand: 'course' }, paginationToken, toResult);
 	}
 }
