@@ -73,10 +73,12 @@ async function waitUntilUp(baseUrl: string, child: ChildProcess, logFile: string
 /** Starts a node script as a server on a free port; its output goes to a file, not through us. */
 export async function spawnServer(args: string[], env: Record<string, string>): Promise<ChildServer> {
 	const port = await freePort();
-	const dir = mkdtempSync(join(tmpdir(), 'lms-bench-log-'));
+	const dir = mkdtempSync(join(process.env.BENCH_CPU_PROF ?? tmpdir(), 'lms-bench-log-'));
 	const logFile = join(dir, 'server.log');
 	const fd = openSync(logFile, 'a');
-	const child = spawn(process.execPath, args, {
+	// BENCH_CPU_PROF=dir: each server writes a V8 CPU profile there when it stops (node --cpu-prof).
+	const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+	const child = spawn(process.execPath, [...profile, ...args], {
 		env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
 		stdio: ['ignore', fd, fd],
 	});
@@ -103,7 +105,8 @@ export async function spawnServer(args: string[], env: Record<string, string>): 
 				await exited;
 				clearTimeout(timer);
 			}
-			rmSync(dir, { recursive: true, force: true });
+			// Kept beside the profile when profiling, to see what the server logged.
+			if (!process.env.BENCH_CPU_PROF) rmSync(dir, { recursive: true, force: true });
 		},
 	};
 }

@@ -38,6 +38,14 @@ const PER_ORGANIZATION = 48;
 const PER_ENDPOINT = 16;
 const SLOW_ENDPOINT = 2;
 const CAPS = { endpoint: PER_ENDPOINT, organization: PER_ORGANIZATION };
+/**
+ * Slots are refilled in batches (issue 40): a pass when REFILL sends have ended since the last
+ * one, or REFILL_MS after the first of them ended, rather than a claim (a write transaction and
+ * its reads) for every send that ends. A delivery just committed still wakes a pass at once
+ * (wake.ts), so another organization's event waits for no batch.
+ */
+const REFILL = 16;
+const REFILL_MS = 10;
 
 interface Claimed {
 	id: string;
@@ -112,6 +120,9 @@ export class DeliveryWorker {
 	private readonly slow = new Set<string>();
 	/** Asks the job runner for another pass (jobs/run.ts): a send ended and freed its slot. */
 	private slotFreed: () => void = () => undefined;
+	/** Sends ended since the last pass, and the timer that runs a pass for them if no batch fills first. */
+	private freed = 0;
+	private refill: NodeJS.Timeout | undefined;
 	/** Outcomes not yet recorded, and the write recording the ones before them. */
 	private outcomes: Outcome[] = [];
 	private flushing: Promise<void> | undefined;
@@ -130,6 +141,7 @@ export class DeliveryWorker {
 		const unsubscribe = onWake(wake);
 		return () => {
 			this.slotFreed = () => undefined;
+			clearTimeout(this.refill);
 			unsubscribe();
 		};
 	}
@@ -167,13 +179,34 @@ export class DeliveryWorker {
 				this.sending.delete(sending);
 				this.byOrganization.add(row.organization_id, -1);
 				this.byEndpoint.add(row.endpoint_id, -1);
-				this.slotFreed();
+				this.slotEnded();
 			});
 		this.sending.add(sending);
 	}
 
+	/** A send ended: a pass once REFILL have, or REFILL_MS after the first, or now if none is left in flight. */
+	private slotEnded(): void {
+		this.freed += 1;
+		if (this.freed >= REFILL || this.sending.size === 0) {
+			this.refillNow();
+			return;
+		}
+		this.refill ??= setTimeout(() => this.refillNow(), REFILL_MS).unref();
+	}
+
+	private refillNow(): void {
+		clearTimeout(this.refill);
+		this.refill = undefined;
+		this.freed = 0;
+		this.slotFreed();
+	}
+
 	/** One pass of the webhook_deliveries job: claims due deliveries while slots are free and sends them. */
 	async pass(stopping: AbortSignal): Promise<void> {
+		// This pass refills whatever slots are free by now: no batch is owed for them.
+		clearTimeout(this.refill);
+		this.refill = undefined;
+		this.freed = 0;
 		while (!stopping.aborted) {
 			const free = POOL - this.sending.size;
 			if (free <= 0) return; // a send that ends wakes the worker
