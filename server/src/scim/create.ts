@@ -31,7 +31,7 @@ export const createUser: RequestHandler = async (req, res) => {
 	if (resource.userName === undefined || resource.userName.trim() === '') {
 		throw scimErrors.invalidValue('userName is required: the name the identity provider knows the user by (often the e-mail).');
 	}
-	const wanted = wantedOf(undefined, resource, { externalIdGiven: true });
+	const wanted = wantedOf(undefined, resource, { externalIdGiven: true, whole: true });
 	const { organization } = callerOf(res);
 	const deleted = await User.findOne({
 		where: { organizationId: organization.id, usernameLower: resource.userName.toLowerCase(), scimDeletedAt: { [Op.ne]: null } },

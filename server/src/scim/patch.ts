@@ -68,7 +68,7 @@ export const patchUser: RequestHandler = async (req, res) => {
 	}
 	// userName is required (RFC 7643 §4.1.1): a remove of it cannot leave the user without one.
 	if (patched.userName === undefined || patched.userName.trim() === '') throw scimErrors.invalidValue('userName is required and cannot be removed: give it a new value instead.');
-	const wanted = wantedOf(before, { ...patched }, { externalIdGiven: true });
+	const wanted = wantedOf(before, { ...patched }, { externalIdGiven: true, whole: false });
 	const { user } = await changeUser(organizationId, row.id, wanted, 'api', (locked) => {
 		stillThere(locked);
 		checkIfMatch(req, locked);

@@ -24,7 +24,7 @@ export const replaceUser: RequestHandler = async (req, res) => {
 	const organizationId = callerOf(res).organization.id;
 	const row = await findUser(organizationId, String(req.params.id));
 	checkIfMatch(req, row);
-	const wanted = wantedOf(userResource(row, scimBase(req)), resource, { externalIdGiven: 'externalId' in body });
+	const wanted = wantedOf(userResource(row, scimBase(req)), resource, { externalIdGiven: 'externalId' in body, whole: true });
 	const { user } = await changeUser(organizationId, row.id, wanted, 'api', (locked) => {
 		stillThere(locked);
 		checkIfMatch(req, locked);

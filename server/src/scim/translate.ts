@@ -62,18 +62,24 @@ function profileOf(resource: UserResource | undefined): Array<[ProfileField, Arr
 }
 
 /**
- * The profile a write asks for: each field whose value the request changed; of title's two places
- * (core and extension) the one changed to a value wins, and a field changed to nothing is null.
+ * The profile a write asks for. A whole resource (POST, PUT) says each field: title from the core
+ * or, when only there, the extension; absent is null. A PATCH changes the fields whose value it
+ * changed: of title's two places the one changed to a value wins, and one removed (the other still
+ * showing the old value) clears it.
  */
-function profileChange(before: UserResource | undefined, after: UserResource): Wanted['profile'] {
+function profileChange(before: UserResource | undefined, after: UserResource, whole: boolean): Wanted['profile'] {
 	const old = new Map(profileOf(before));
 	const change: NonNullable<Wanted['profile']> = {};
 	for (const [field, values] of profileOf(after)) {
-		const changed = values.filter((value, i) => value !== old.get(field)![i]);
-		if (changed.length === 0) continue;
-		const value = changed.find((v) => v !== undefined) ?? null;
-		if (before === undefined && value === null) continue;
-		change[field] = value;
+		const was = old.get(field)!.find((v) => v !== undefined) ?? null;
+		let value: string | null;
+		if (whole) value = values.find((v) => v !== undefined) ?? null;
+		else {
+			const changed = values.filter((v, i) => v !== old.get(field)![i]);
+			if (changed.length === 0) continue;
+			value = changed.find((v) => v !== undefined) ?? null;
+		}
+		if (value !== was) change[field] = value;
 	}
 	return Object.keys(change).length === 0 ? undefined : change;
 }
@@ -86,7 +92,7 @@ function profileChange(before: UserResource | undefined, after: UserResource): W
  * The name parts are kept as sent, the LMS name derived from them. externalId absent from a PUT
  * is kept (another door, the HR sync, may own it); null or a PATCH remove clears it.
  */
-export function wantedOf(before: UserResource | undefined, after: UserResource, opts: { externalIdGiven: boolean }): Wanted {
+export function wantedOf(before: UserResource | undefined, after: UserResource, opts: { externalIdGiven: boolean; whole: boolean }): Wanted {
 	const wanted: Wanted = {};
 	const userName = after.userName;
 	if (userName !== undefined && userName !== before?.userName) wanted.username = userName;
@@ -115,7 +121,7 @@ export function wantedOf(before: UserResource | undefined, after: UserResource, 
 	if (before === undefined || !sameParts(parts, partsOf(before))) wanted.scimNames = partsText(parts);
 	const name = nameOf(before, after);
 	if (name !== undefined) wanted.name = name;
-	const profile = profileChange(before, after);
+	const profile = profileChange(before, after, opts.whole);
 	if (profile !== undefined) wanted.profile = profile;
 	if (opts.externalIdGiven && (after.externalId ?? null) !== (before?.externalId ?? null)) wanted.externalId = after.externalId ?? null;
 	if (typeof after.active === 'boolean' && (before === undefined || after.active !== before.active)) wanted.status = after.active ? 'active' : 'deactivated';
