@@ -57,13 +57,32 @@ export function createLogger(config: Pick<Config, 'logLevel'>, destination?: Des
 				},
 			},
 		},
-		// Standard output written asynchronously by pino's own destination (sonic-boom), which
-		// holds lines until 4 KiB are pending or 5 ms have passed: a write per line, even an
-		// asynchronous one, was a thread-pool round trip per request (API overhead at one
-		// connection 0.61 of the baseline against 0.71 so, docs/benchmarks.md). pino flushes it
-		// synchronously on exit and after a fatal line, so nothing logged before the end is lost.
-		destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 5 }),
+		destination ?? standardOutput(),
 	);
+}
+
+/**
+ * Standard output written asynchronously by pino's own destination (sonic-boom), which holds
+ * lines until 4 KiB are pending or 5 ms have passed since the first of them: a write per line,
+ * even an asynchronous one, was a thread-pool round trip per request (API overhead at one
+ * connection 0.61 of the baseline against 0.71 so, docs/benchmarks.md). The 5 ms timer runs only
+ * while a line waits: sonic-boom's own periodicFlush wrote (an empty string) to standard output
+ * every 5 ms even with nothing logged, 4 % of a busy server's CPU (issue 40's profile). pino
+ * flushes it synchronously on exit and after a fatal line, so nothing logged before the end is lost.
+ */
+function standardOutput(): DestinationStream {
+	const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+	const write = stream.write.bind(stream);
+	let flushing: NodeJS.Timeout | undefined;
+	stream.write = (line: string) => {
+		const written = write(line);
+		flushing ??= setTimeout(() => {
+			flushing = undefined;
+			stream.flush();
+		}, 5).unref();
+		return written;
+	};
+	return stream;
 }
 
 /** The request as the access log shows it; headers from an allow-list, the address without secrets. */
