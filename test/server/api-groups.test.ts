@@ -139,6 +139,10 @@ describe('groups', () => {
 			['group.member_removed', { group_id: group.id, user_id: bob.id }],
 			['group.member_removed', { group_id: group.id, user_id: instructor.id }],
 		]);
+		// SPEC §20: a membership event's `data` names the pair itself, in the feed and read alone.
+		const removal = events.find((e: { type: string }) => e.type === 'group.member_removed');
+		expect(removal.data).toEqual({ object: { group_id: group.id, user_id: bob.id }, group_id: group.id, user_id: bob.id });
+		expect((await api(`/events/${removal.id}`)).body.data).toEqual(removal.data);
 		// Roster data: a read:users key sees group events, a read:enrollments key does not.
 		expect((await api('/events?type=group.*', 'GET', undefined, world.keys.readUsers)).status).toBe(200);
 		expectProblem(await api('/events?type=group.member_added', 'GET', undefined, world.keys.readEnrollments), 403, 'insufficient_scope');

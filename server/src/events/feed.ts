@@ -125,17 +125,27 @@ export async function findEvent(organizationId: string, id: string): Promise<Eve
 export function eventJson(row: EventRow): string {
 	const created = row.created_at;
 	const previous = !row.previous_attributes ? '' : `,"previous_attributes":${row.previous_attributes}`;
-	return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":"${created}","data":{"object":${row.data}${previous}}}`;
+	// The object's own fields follow it: `{"group_id":…,"user_id":…}` without its braces.
+	const membership = MEMBERSHIP_EVENTS.has(row.type) ? `,${row.data.slice(1, -1)}` : '';
+	return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":"${created}","data":{"object":${row.data}${membership}${previous}}}`;
 }
+
+/**
+ * A membership has no record of its own: its events' `object` is `{ group_id, user_id }`, and
+ * SPEC §20 has `data` say the same pair, so `data.group_id` and `data.user_id` carry it too.
+ */
+const MEMBERSHIP_EVENTS = new Set(['group.member_added', 'group.member_removed']);
 
 /** An event as the API shows it. `data` holds the record as JSON text, written with the event. */
 export function serializeEvent(row: EventRow) {
+	const object = JSON.parse(row.data) as object;
 	return {
 		id: row.id,
 		type: row.type,
 		created_at: row.created_at,
 		data: {
-			object: JSON.parse(row.data) as object,
+			object,
+			...(MEMBERSHIP_EVENTS.has(row.type) ? object : {}),
 			...(!row.previous_attributes ? {} : { previous_attributes: JSON.parse(row.previous_attributes) as object }),
 		},
 	};

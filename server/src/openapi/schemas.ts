@@ -274,6 +274,8 @@ export const Event = record(
 						{ $ref: '#/components/schemas/GroupMembership' },
 					],
 				},
+				group_id: { type: 'string', description: 'group.member_added and group.member_removed only: the group, as in `object`.' },
+				user_id: { type: 'string', description: 'group.member_added and group.member_removed only: the user, as in `object`.' },
 				previous_attributes: {
 					type: 'object',
 					description: 'user.updated only: the old values of the fields that changed (name, email, username, role, external_id, profile).',
