@@ -162,3 +162,17 @@ export function insertDeliveries(db: Database): string {
 		SELECT d.value ->> 0, d.value ->> 1, d.value ->> 2, d.value ->> 3, d.value ->> 4, 'pending', 0, ${at(5)}, ${now}, ${now}
 		FROM ${postgres ? 'json_array_elements($1::json)' : 'json_each($1)'} AS d${postgres ? ' (value)' : ''}`;
 }
+
+/**
+ * Attempts, many at once ($1: a JSON array of [delivery id, attempt, started at (ISO 8601),
+ * duration ms, status code, error, request headers, response body, response size]), in the
+ * order given (their ids order a delivery's attempts).
+ */
+export function insertAttempts(db: Database): string {
+	const postgres = db.dialect === 'postgres';
+	const int = (i: number) => (postgres ? `(a.value ->> ${i})::int` : `a.value ->> ${i}`);
+	const at = postgres ? `(a.value ->> 2)::timestamptz` : db.storedTime('a.value ->> 2');
+	return `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, request_headers, response_body, response_size)
+		SELECT a.value ->> 0, ${int(1)}, ${at}, ${int(3)}, ${int(4)}, a.value ->> 5, a.value ->> 6, a.value ->> 7, ${int(8)}
+		FROM ${postgres ? 'json_array_elements($1::json) WITH ORDINALITY AS a (value, n) ORDER BY a.n' : 'json_each($1) AS a ORDER BY a.key'}`;
+}

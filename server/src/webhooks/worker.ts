@@ -417,7 +417,7 @@ export class DeliveryWorker {
 			);
 			const recorded = await this.write(async (transaction) => {
 				// The sends happened whoever holds the leases now: they are in their deliveries' attempts either way.
-				await recordAttempts(batch.flatMap((o) => (o.tried ? [o.tried] : [])), transaction);
+				await recordAttempts(db, batch.flatMap((o) => (o.tried ? [o.tried] : [])), transaction);
 				const ids = new Set((await db.rows<{ id: string }>(recordOutcomes(db), [list, now], transaction)).map((r) => r.id));
 				if (ids.size < batch.length) await db.run(noteOutcomes(db), [list, now], transaction);
 				return ids;
