@@ -4,7 +4,7 @@ import SCIMMY from 'scimmy';
 
 import { scimErrors, sendScim } from './errors';
 import { GROUP_SCHEMA } from './groups/resource';
-import { MAX_RESULTS } from './list';
+import { MAX_RESULTS } from './list-query';
 import { scimBase } from './resource';
 import { ENTERPRISE_SCHEMA, enterpriseDefinition, LIST_RESPONSE, USER_SCHEMA, userDefinition } from './schema';
 

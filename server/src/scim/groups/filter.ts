@@ -1,6 +1,7 @@
 import type { Where } from '../../db/where';
 import { scimErrors } from '../errors';
 import { type FilterNode, type FilterValue, parseFilter } from '../filter-parse';
+import { addScimFilter, stringValue } from '../filter-sql';
 
 /**
  * A Group filter (RFC 7644 §3.4.2.2) as SQL on the groups table, read by the same bounded grammar
@@ -16,13 +17,7 @@ function unsupported(what: string): never {
 	throw scimErrors.invalidFilter(`${what} is not supported on Groups: filter on ${SUPPORTED}, e.g. displayName eq "Sales".`);
 }
 
-function stringValue(attribute: string, value: FilterValue | undefined): string {
-	if (typeof value !== 'string') throw scimErrors.invalidFilter(`${attribute} eq takes a string in double quotes, e.g. ${attribute} eq "value".`);
-	return value;
-}
-
-function condition(where: Where, attribute: string, operator: string, value: FilterValue | undefined): string {
-	if (operator !== 'eq') unsupported(`The ${operator} operator (on ${attribute})`);
+function condition(where: Where, attribute: string, value: FilterValue | undefined): string {
 	switch (attribute.toLowerCase().replace(/^urn:ietf:params:scim:schemas:core:2\.0:group:/, '')) {
 		case 'displayname':
 			return `name_lower = ${where.param(stringValue(attribute, value).toLowerCase())}`;
@@ -38,22 +33,9 @@ function condition(where: Where, attribute: string, operator: string, value: Fil
 	}
 }
 
-function sqlOf(where: Where, node: FilterNode): string {
-	switch (node.kind) {
-		case 'compare':
-			return condition(where, node.attribute, node.operator, node.value);
-		case 'and':
-		case 'or':
-			return `(${sqlOf(where, node.left)} ${node.kind.toUpperCase()} ${sqlOf(where, node.right)})`;
-		case 'not':
-			return unsupported('not');
-	}
-}
-
 /** Adds the filter's condition to `where`; 400 invalidFilter for what cannot be read, is too big or is not supported. */
 export function addGroupFilter(where: Where, filter: string): void {
-	const sql = sqlOf(where, parseFilter(filter));
-	where.and(() => sql);
+	addScimFilter(where, filter, (attribute, value) => condition(where, attribute, value), unsupported);
 }
 
 /**
