@@ -6,7 +6,8 @@
  * one who leaves has that enrollment withdrawn (On Removal: Withdraw). Then the example
  * examples/group-course-assignment.json, set up as its note says, gives a course to a group that
  * already has members: each is enrolled in the background, due in 30 days; a second run returns
- * the same assignment.
+ * the same assignment. examples/new-hire-department.json, activated in `n8n start`, takes a new
+ * hire posted by "HR" into their department's group, whose assignment enrolls them by the join.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { waitUntil } from '../helpers/wait';
 import { GROUP_CASES } from './group-cases';
 import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
-import { LMS, workflowFrom, type WorkflowRun } from './n8n';
+import { LMS, workflowFrom, type N8nServer, type WorkflowRun } from './n8n';
 
 type Json = Record<string, unknown>;
 const DAY = 86_400_000;
@@ -71,7 +72,11 @@ beforeAll(async () => {
 		PEOPLE_JSON: JSON.stringify({ people: people.map((person) => ({ id: person.id })) }),
 		LEAVER_ID: String(people[2].id),
 	});
-	await lms.home.importWorkflows([operations, example('group-course-assignment.json', { REPLACE_WITH_GROUP_NAME: 'Example Sales', crs_REPLACE_WITH_COURSE_ID: String(courses[1].id) })]);
+	await lms.home.importWorkflows([
+		operations,
+		example('group-course-assignment.json', { REPLACE_WITH_GROUP_NAME: 'Example Sales', crs_REPLACE_WITH_COURSE_ID: String(courses[1].id) }),
+		example('new-hire-department.json', {}),
+	]);
 	run = await lms.home.execute(String(operations.id));
 }, 600_000);
 
@@ -145,5 +150,58 @@ describe('examples/group-course-assignment.json', () => {
 		const second = await lms.home.execute(GROUP_CASES['group-course-assignment.json']);
 		expect(second.nodes['Assign course to group'].items).toEqual([{ ...assignment, applied_at: applied }]);
 		expect(await list(`/assignments?group_id=${String(group.id)}`)).toHaveLength(1);
+	});
+});
+
+describe('examples/new-hire-department.json in a running n8n', () => {
+	let n8n: N8nServer;
+
+	beforeAll(async () => {
+		n8n = await lms.home.start();
+		const id = GROUP_CASES['new-hire-department.json'];
+		await n8n.activate(id, async () => (await n8n.rest<{ active?: boolean }>('GET', `/workflows/${id}`)).active === true);
+	}, 300_000);
+
+	afterAll(async () => await n8n?.stop());
+
+	/**
+	 * n8n reports the workflow active a moment before its webhook listens; until then it answers
+	 * 404 "not registered" without running anything, so the post is sent again until it is taken.
+	 */
+	async function postNewHire(body: Json): Promise<void> {
+		const response = await waitUntil(
+			async () => {
+				const answer = await fetch(`${n8n.url}/webhook/new-hire-department`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+				return answer.status === 404 ? undefined : answer;
+			},
+			{ timeout: 60_000, interval: 250, what: 'the webhook to be registered' },
+		);
+		expect({ status: response.status, body: response.status === 200 ? '' : await response.text() }).toEqual({ status: 200, body: '' });
+	}
+
+	it("a new hire joins their department's group and its assignment enrolls them; posted again, nothing changes", async () => {
+		const department = (await call('/groups', { method: 'POST', body: { name: 'Field Engineering' } })).body;
+		const assignment = (await call('/assignments', { method: 'POST', body: { group_id: department.id, course_id: courses[2].id, due_in_days: 14 } })).body;
+		const workflowId = GROUP_CASES['new-hire-department.json'];
+		const hire = { email: 'dana.dept@real-n8n-groups.example', name: 'Dana Dept', department: 'field engineering' };
+
+		await postNewHire(hire);
+		const [first] = await n8n.finishedExecutions(workflowId, 1, 60_000, 'the new-hire run');
+		expect(first.status).toBe('success');
+		const [user] = await list(`/users?email=${hire.email}`);
+		expect(first.run.nodes['Create or update LMS user'].items).toEqual([user]);
+		expect(first.run.nodes['Department group'].items.map((group) => group.id)).toEqual([department.id]);
+		expect(first.run.nodes['Add to department'].items).toEqual([{ group_id: department.id, added: [user.id], unchanged: [] }]);
+		const enrollments = await list(`/enrollments?student_id=${String(user.id)}`);
+		expect(enrollments).toHaveLength(1);
+		expect(enrollments[0]).toMatchObject({ course_id: courses[2].id, assignment_id: assignment.id, status: 'active' });
+		expect(Date.parse(String(enrollments[0].due_at)) - Date.parse(String(assignment.created_at))).toBe(14 * DAY);
+
+		await postNewHire(hire);
+		const [, second] = await n8n.finishedExecutions(workflowId, 2, 60_000, 'the repeated new-hire run');
+		expect(second.status).toBe('success');
+		expect(second.run.nodes['Add to department'].items).toEqual([{ group_id: department.id, added: [], unchanged: [user.id] }]);
+		expect(await list(`/enrollments?student_id=${String(user.id)}`)).toEqual(enrollments);
+		expect((await list('/groups?search=engineering')).map((group) => group.name)).toEqual(['Field Engineering']);
 	});
 });
