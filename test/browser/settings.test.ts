@@ -403,6 +403,20 @@ describe('the way in', () => {
 		const openapi = await page.locator('#openapi-link').getAttribute('href');
 		expect((await context.request.get(openapi!)).status()).toBe(200);
 		await expect(page.locator('#docs-link').getAttribute('href')).resolves.toMatch(/^https:\/\//);
+
+		// An identity provider (SPEC §21): the SCIM base URL, and a key preset for it that works there.
+		const scimBase = (await page.locator('#scim-base-url').textContent())!;
+		expect(scimBase).toBe(`${server.baseUrl}/scim/v2`);
+		await page.locator('#scim-key-link').click();
+		await page.waitForURL('**/settings/api-keys?preset=provisioning*');
+		await expect(page.getByLabel('Label').inputValue()).resolves.toBe('Identity provider (SCIM)');
+		const checked = await page.locator('input[name="scopes"]:checked').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
+		expect(checked).toEqual(['read:users', 'write:users']);
+		await submit(page, 'Create key');
+		const scimKey = (await page.locator('#new-key-secret').textContent())!.trim();
+		const users = await fetch(`${scimBase}/Users?count=1`, { headers: { authorization: `Bearer ${scimKey}` } });
+		expect(users.status).toBe(200);
+		expect(((await users.json()) as { schemas: string[] }).schemas).toEqual(['urn:ietf:params:scim:api:messages:2.0:ListResponse']);
 		await context.close();
 	});
 

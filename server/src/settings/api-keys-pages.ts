@@ -14,6 +14,12 @@ import { asViewer, listField, requireSignIn, requireSuperAdmin, textField, viewe
 import type { Views } from './views';
 
 const BASE = '/settings/api-keys';
+
+/**
+ * The key an identity provider (Okta, Entra ID) or an HR system provisions users and groups
+ * with (SPEC §21, docs/provisioning.md): roster data, read and write, nothing else.
+ */
+const PROVISIONING_PRESET = { label: 'Identity provider (SCIM)', scopes: ['read:users', 'write:users'] };
 const AUDIT_ROWS = 50;
 
 /** How a broken key rule reads in HTTP terms. */
@@ -164,7 +170,8 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	}
 
 	router.get(BASE, async (req, res) => {
-		await renderKeysPage(req, res);
+		// A link may ask for the form filled in for a purpose (Settings → Connect an identity provider).
+		await renderKeysPage(req, res, req.query.preset === 'provisioning' ? PROVISIONING_PRESET : {});
 	});
 
 	router.post(BASE, async (req, res) => {
