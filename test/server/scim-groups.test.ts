@@ -314,3 +314,28 @@ describe('members through the groups domain', () => {
 		expect(ms).toBeLessThan(6000);
 	});
 });
+
+describe('versions', () => {
+	test("a member change moves the group's version: If-None-Match answers 304 until then, 200 after", async () => {
+		const created = await scim(server, '/Groups', { method: 'POST', key: okta, body: { schemas: [GROUP], displayName: 'Versioned' } });
+		expect(created.status).toBe(201);
+		const id = created.body.id as string;
+		const first = await scim(server, `/Groups/${id}`, { key: okta });
+		const version = first.headers.get('etag')!;
+		expect(version).toBe(first.body.meta.version);
+		const cached = await scim(server, `/Groups/${id}`, { key: okta, headers: { 'if-none-match': version } });
+		expect(cached.status).toBe(304);
+		expect(cached.headers.get('etag')).toBe(version);
+		expect(cached.text).toBe('');
+
+		const joiner = await student('Versa');
+		const updatedBefore = (await api(`/groups/${id}`)).body.updated_at;
+		expect((await api(`/groups/${id}/members`, 'POST', { user_ids: [joiner.id] })).status).toBe(200);
+		// member_count is a field of the group: updated_at and the SCIM version move with it.
+		expect((await api(`/groups/${id}`)).body.updated_at).not.toBe(updatedBefore);
+		const after = await scim(server, `/Groups/${id}`, { key: okta, headers: { 'if-none-match': version } });
+		expect(after.status).toBe(200);
+		expect(after.headers.get('etag')).not.toBe(version);
+		expect(after.body.members.map((m: { value: string }) => m.value)).toEqual([joiner.id]);
+	});
+});

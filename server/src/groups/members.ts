@@ -52,7 +52,7 @@ export async function addMembers(organizationId: string, groupId: string, userId
 		const inserted = new Set((await db.rows<{ user_id: string }>(INSERT_MEMBERS(db), [groupId, organizationId, JSON.stringify(ids), now.toISOString()], transaction)).map((r) => r.user_id));
 		const added = ids.filter((id) => inserted.has(id));
 		if (added.length > 0) {
-			await db.run(COUNT_MEMBERS, [groupId, added.length], transaction);
+			await db.run(COUNT_MEMBERS(db), [groupId, added.length, now.toISOString()], transaction);
 			await recordEvents(
 				transaction,
 				added.map((userId) => ({ organizationId, type: 'group.member_added' as const, object: { group_id: groupId, user_id: userId }, at: now })),
@@ -77,7 +77,7 @@ export async function removeMembers(organizationId: string, groupId: string, use
 		const deleted = new Set((await db.rows<{ user_id: string }>(DELETE_MEMBERS(db), [groupId, JSON.stringify(ids)], transaction)).map((r) => r.user_id));
 		const removed = ids.filter((id) => deleted.has(id));
 		if (removed.length > 0) {
-			await db.run(COUNT_MEMBERS, [groupId, -removed.length], transaction);
+			await db.run(COUNT_MEMBERS(db), [groupId, -removed.length, now.toISOString()], transaction);
 			await recordEvents(
 				transaction,
 				removed.map((userId) => ({ organizationId, type: 'group.member_removed' as const, object: { group_id: groupId, user_id: userId }, at: now })),

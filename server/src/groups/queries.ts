@@ -55,5 +55,8 @@ export const INSERT_MEMBERS = (db: Database) =>
 /** $1 group, $2 a JSON array of user ids: the members removed, as `user_id`. */
 export const DELETE_MEMBERS = (db: Database) => `DELETE FROM group_members WHERE group_id = $1 AND user_id IN (${elements(db, '$2')}) RETURNING user_id`;
 
-/** $1 group, $2 the change in members (+ added, - removed). */
-export const COUNT_MEMBERS = 'UPDATE groups SET member_count = member_count + $2 WHERE id = $1';
+/**
+ * $1 group, $2 the change in members (+ added, - removed), $3 now. member_count is a field of the
+ * group, so updated_at moves with it, and with it the SCIM version (ETag, If-None-Match).
+ */
+export const COUNT_MEMBERS = (db: Database) => `UPDATE groups SET member_count = member_count + $2, updated_at = ${db.storedTime('$3')} WHERE id = $1`;

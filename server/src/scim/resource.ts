@@ -12,7 +12,7 @@ export function scimBase(req: Request): string {
 }
 
 /**
- * The weak ETag of a user (RFC 7644 §3.14): its updated_at to the millisecond, which every change
+ * The weak ETag of a user or a group (RFC 7644 §3.14): its updated_at to the millisecond, which every change
  * through any door (API, SCIM, CLI) moves.
  */
 export function versionOf(user: Pick<UserRow, 'updatedAt'>): string {

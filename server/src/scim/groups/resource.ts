@@ -1,7 +1,8 @@
-import { epochMs, iso } from '../../common/time';
+import { iso } from '../../common/time';
 import { database } from '../../db';
 import { elements } from '../../groups/queries';
 import type { GroupRow } from '../../groups/queries';
+import { versionOf } from '../resource';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
@@ -13,10 +14,6 @@ export interface Member {
 	type: 'User';
 }
 
-/** The weak ETag of a group: its updated_at to the millisecond. */
-export function groupVersionOf(group: Pick<GroupRow, 'updatedAt'>): string {
-	return `W/"${epochMs(group.updatedAt)}"`;
-}
 
 /**
  * The members of these groups, with the user's name as `display`, in one read (the group_members
@@ -50,7 +47,7 @@ export function groupResource(group: GroupRow, members: Member[] | undefined, ba
 			created: iso(group.createdAt),
 			lastModified: iso(group.updatedAt),
 			location: `${base}/Groups/${group.id}`,
-			version: groupVersionOf(group),
+			version: versionOf(group),
 		},
 	};
 }
