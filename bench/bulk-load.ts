@@ -25,6 +25,8 @@ export interface LoadPlan {
 	searchWords?: boolean;
 	/** Every user whose i is a multiple of this is an instructor, the rest students (default: all students). */
 	instructorsEvery?: number;
+	/** The COURSES published courses even without enrollments (PostgreSQL always loads them). */
+	courses?: boolean;
 }
 
 /** The role of user i under `plan` (SQL, both dialects). */
@@ -76,7 +78,7 @@ export async function loadSqlite(file: string, plan: LoadPlan): Promise<void> {
 		const ts = (offset: string) => `strftime('%Y-%m-%d %H:%M:%f', ${EPOCH_S} + ${offset}, 'unixepoch') || ' +00:00'`;
 		const series = `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?)`;
 
-		if (plan.enrollments > 0) await sqliteCourses(db, plan.organizationId, ts);
+		if (plan.enrollments > 0 || plan.courses) await sqliteCourses(db, plan.organizationId, ts);
 		if (plan.enrollments > 0 && plan.searchWords) {
 			await sqliteRun(
 				db,

@@ -1,10 +1,11 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  n8n-bulk  batch-write  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers
+ *   api-overhead  scale  return-all  n8n-bulk  batch-write  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers  groups
  */
 import { apiOverhead } from './api-overhead';
 import { batchWriteBench } from './batch-write';
 import { eventsBench } from './events';
+import { groupsBench } from './groups';
 import { machineInfo } from './lib';
 import { memory } from './memory';
 import { n8nBulkBench } from './n8n-bulk';
@@ -37,6 +38,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	overdue: overdueBench,
 	scim: scimBench,
 	pickers: pickersBench,
+	groups: groupsBench,
 };
 
 async function main(): Promise<void> {
