@@ -347,6 +347,10 @@ test('a refused URL is said with the form, which keeps what was typed; nothing i
 	await expect(page.locator('#form-error').textContent()).resolves.toMatch(/not a public address/);
 	await expect(page.getByLabel('URL').inputValue()).resolves.toBe('http://169.254.169.254/latest/meta-data');
 	await expectAccessible(page);
+	// A redirect brought the refusal (post/redirect/get): Reload fetches the form with GET, and says it no more.
+	expect(new URL(page.url()).pathname).toBe(`/settings/webhooks/${id}/edit`);
+	expect((await page.reload())!.request().method()).toBe('GET');
+	expect(await page.locator('#form-error').count()).toBe(0);
 	expect((await api(server.baseUrl, key, `/api/v1/webhook_endpoints/${id}`)).body.url).toBe(receiver.url);
 	await page.context().close();
 });

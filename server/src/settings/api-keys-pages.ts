@@ -3,13 +3,13 @@ import { Router, type Request, type Response } from 'express';
 import { EXPIRY_REMINDER_DAYS, expiresSoon, sweepKeyExpiry } from '../api-keys/expiry-sweep';
 import { ApiKey, SCOPES } from '../api-keys/model';
 import { listAuditEvents } from '../api-keys/audit';
-import { KeyRuleError, type KeyRuleCode } from '../api-keys/errors';
+import { KeyRuleError } from '../api-keys/errors';
 import { createKey, listKeys, revokeKey, rotateKey, type IssuedKey, type KeyChange } from '../api-keys/lifecycle';
 import { User } from '../users/model';
 import { WebhookEndpoint } from '../webhooks/model';
 import { endpointsOfKey } from '../webhooks/owners';
 import { isWebhookSecret, type OneTimeKeyBox } from './one-time-key';
-import { redirectAfterSave, saveSession } from './session';
+import { backToForm, redirectAfterSave, refusedFor, refusedList, refusedText, saveSession } from './session';
 import { asViewer, listField, requireSignIn, requireSuperAdmin, textField, viewerOf } from './viewer';
 import type { Views } from './views';
 
@@ -21,18 +21,6 @@ const BASE = '/settings/api-keys';
  */
 const PROVISIONING_PRESET = { label: 'Identity provider (SCIM)', scopes: ['read:users', 'write:users'] };
 const AUDIT_ROWS = 50;
-
-/** How a broken key rule reads in HTTP terms. */
-const RULE_STATUS: Record<KeyRuleCode, number> = {
-	organization_not_found: 404,
-	plan_required: 403,
-	invalid_label: 422,
-	invalid_scopes: 422,
-	invalid_expiry: 422,
-	invalid_expire_old_after: 422,
-	key_not_found: 404,
-	key_not_active: 409,
-};
 
 const ACTION_WORDS: Record<string, string> = {
 	'key.created': 'Created',
@@ -65,9 +53,13 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	async function renderKeysPage(
 		req: Request,
 		res: Response,
-		form: { label?: string; scopes?: string[]; expires?: string; error?: string } = {},
 		status = 200,
 	): Promise<void> {
+		// After a refusal (POST → 303 → here), the form as it was sent, and why it was refused.
+		const back = refusedFor(req, BASE);
+		const form = back
+			? { label: refusedText(back, 'label'), scopes: refusedList(back, 'scopes'), expires: refusedText(back, 'expires'), error: back.error }
+			: {};
 		const viewer = viewerOf(res);
 		const organizationId = viewer.organization.id;
 		// The audit log below is current when a person reads it, whenever the background sweep last ran.
@@ -136,17 +128,17 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 						ip: e.ip ?? '',
 					};
 				}),
-				form: { label: form.label ?? '', scopes: form.scopes ?? [], expires: form.expires ?? '', error: form.error },
+				form: { label: form.label ?? '', scopes: form.scopes ?? [], expires: form.expires ?? '', error: back?.error },
 			},
 			status,
 		);
 	}
 
-	/** A rule the service refused: shown on the keys page in the person's terms. */
-	async function refused(req: Request, res: Response, err: unknown, form: { label?: string; scopes?: string[]; expires?: string } = {}) {
+	/** A rule the service refused: said on the keys page in the person's terms, after a redirect (Back never resends). */
+	async function refused(req: Request, res: Response, err: unknown, form: { label: string; scopes: string[]; expires: string } | Record<string, never> = {}) {
 		if (!(err instanceof KeyRuleError)) throw err;
 		if (err.code === 'key_not_found') return views.render(req, res, 'not-found.njk', {}, 404);
-		await renderKeysPage(req, res, { ...form, error: err.message }, RULE_STATUS[err.code]);
+		await backToForm(req, res, BASE, err.message, form);
 	}
 
 	/** Hands the new secret to the one page that shows it (POST → 303 → GET, so never twice). */
@@ -215,7 +207,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 		}
 		const viewer = viewerOf(res);
 		if (action === 'rotate' && !viewer.hasApi) {
-			return renderKeysPage(req, res, {}, 403);
+			return renderKeysPage(req, res, 403);
 		}
 		await views.render(req, res, 'confirm.njk', {
 			action,

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 
+import { signInAgain } from './drafts';
 import type { Views } from './views';
 
 interface HttpishError {
@@ -26,6 +27,8 @@ export function errorPage(views: Views, logger: Logger): ErrorRequestHandler {
 		const e = (err ?? {}) as HttpishError;
 		const status = e.status ?? e.statusCode ?? 500;
 		if (e.code === 'EBADCSRFTOKEN') {
+			// The session ended under an open form: sign in and back to it, with what was typed (drafts.ts).
+			if (signInAgain(req, res)) return;
 			return views.render(req, res, 'error.njk', { title: 'This form has expired', reason: 'csrf' }, 403);
 		}
 		if (status >= 400 && status < 500) {

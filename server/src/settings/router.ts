@@ -6,6 +6,7 @@ import type { AppDeps } from '../http/deps';
 import { publicOrigin } from '../http/public-url';
 import { apiKeyPages } from './api-keys-pages';
 import { csrfProtection } from './csrf';
+import { restoreDraft } from './drafts';
 import { webhookPages } from './webhooks-pages';
 import { compliancePages } from './compliance-pages';
 import { passwordPages } from './password-pages';
@@ -82,6 +83,7 @@ export function createSettingsRouter(deps: AppDeps): Router {
 	);
 
 	router.use(signInRoutes(views, new DeviceCookies(deps.config.sessionSecret)));
+	router.use(PAGE_PATHS, restoreDraft);
 	// The server's address in a browser leads to the pages, not to a JSON 404.
 	router.get('/', (_req, res) => res.redirect(302, '/settings'));
 	router.get('/settings', requireSignIn, async (req, res) => {

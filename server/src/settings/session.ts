@@ -83,6 +83,22 @@ export async function redirectAfterSave(req: Request, res: Response, location: s
 	res.redirect(303, location);
 }
 
+/** The refused form waiting for `path`'s page, left in the session for views.render to use up. */
+export function refusedFor(req: Request, path: string): RefusedForm | undefined {
+	const refused = req.session?.refused;
+	return refused?.path === path ? refused : undefined;
+}
+
+/** A refused form's field as text, and as a list (checkboxes). */
+export const refusedText = (form: RefusedForm, name: string): string => {
+	const value = form.values[name];
+	return typeof value === 'string' ? value : '';
+};
+export const refusedList = (form: RefusedForm, name: string): string[] => {
+	const value = form.values[name];
+	return Array.isArray(value) ? value : typeof value === 'string' && value !== '' ? [value] : [];
+};
+
 /**
  * Post/redirect/get for a refused form: the reason and what was typed go into the session, and
  * the browser is sent back (303) to the form's page, which shows them once (views.render). Back

@@ -24,12 +24,19 @@ function destroy(req: Request): Promise<void> {
 }
 
 /** /login and /logout. */
+/** Why the sign-in page came up in the middle of a form (drafts.ts), in the person's terms. */
+function expiredNotice(value: unknown): string | undefined {
+	if (value === 'form') return 'Your session ended before the form was sent, so nothing changed. Sign in: the form comes back with what you typed (passwords are never kept).';
+	if (value === 'action') return 'Your session ended, so that was not done and nothing changed. Sign in, then do it again on the page you come back to.';
+	return undefined;
+}
+
 export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 	const router = Router();
 
 	router.get('/login', (req, res) => {
 		if (res.locals.viewer) return res.redirect(303, safeNext(req.query.next));
-		return views.render(req, res, 'login.njk', { next: safeNext(req.query.next), email: '', passwordReset: req.query.reset === 'done' });
+		return views.render(req, res, 'login.njk', { next: safeNext(req.query.next), email: '', passwordReset: req.query.reset === 'done', expired: expiredNotice(req.query.expired) });
 	});
 
 	router.post('/login', async (req, res) => {

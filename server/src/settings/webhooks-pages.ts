@@ -9,7 +9,7 @@ import { createEndpoint, deleteEndpoint, listEndpoints } from '../webhooks/servi
 import { setEndpointStatus } from '../webhooks/set-status';
 import { queueTestEvent } from '../webhooks/test-event';
 import { isWebhookSecret, type OneTimeKeyBox } from './one-time-key';
-import { redirectAfterSave, saveSession } from './session';
+import { backToForm, redirectAfterSave, refusedFor, refusedList, refusedText, saveSession, type RefusedForm } from './session';
 import { asViewer, listField, requireSignIn, requireSuperAdmin, textField, viewerOf } from './viewer';
 import type { Views } from './views';
 import { deliveryPages } from './webhook-deliveries-pages';
@@ -38,6 +38,11 @@ function submittedEndpoint(req: Request): { form: Required<Omit<EndpointForm, 'e
 	return { form, error: FIELD_ERRORS[name] ?? error.message };
 }
 
+/** A refused endpoint form, as the page shows it again after the redirect. */
+function submittedAgain(back: RefusedForm): EndpointForm {
+	return { url: refusedText(back, 'url'), events: refusedList(back, 'events'), description: refusedText(back, 'description'), error: back.error };
+}
+
 /**
  * Settings → Webhooks (SPEC §12, §19, §22): the organization's endpoints, adding one (its secret
  * shown once) and, on each endpoint's page, editing it (same id and secret), disable and enable, a
@@ -54,7 +59,9 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 	});
 	const notFound = (req: Request, res: Response) => views.render(req, res, 'not-found.njk', {}, 404);
 
-	async function renderList(req: Request, res: Response, form: EndpointForm = {}, status = 200): Promise<void> {
+	async function renderList(req: Request, res: Response): Promise<void> {
+		const back = refusedFor(req, BASE);
+		const form: EndpointForm = back ? submittedAgain(back) : {};
 		const endpoints = await listEndpoints(viewerOf(res).organization.id);
 		await views.render(
 			req,
@@ -65,7 +72,6 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 				form: { url: form.url ?? '', events: form.events ?? [], description: form.description ?? '', error: form.error },
 				endpoints: endpoints.map(endpointView),
 			},
-			status,
 		);
 	}
 
@@ -75,7 +81,7 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 
 	router.post(BASE, async (req, res) => {
 		const { form, error } = submittedEndpoint(req);
-		if (error) return renderList(req, res, { ...form, error }, 422);
+		if (error) return backToForm(req, res, BASE, error, form);
 		try {
 			const { endpoint, secret } = await createEndpoint({
 				...form,
@@ -90,7 +96,7 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 		} catch (err) {
 			// A refused URL (not public, unresolvable) or a full organization: said with the form.
 			if (!(err instanceof RuleError)) throw err;
-			await renderList(req, res, { ...form, error: err.message }, 422);
+			await backToForm(req, res, BASE, err.message, form);
 		}
 	});
 
@@ -103,7 +109,9 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 	});
 
 	/** The edit form, as stored or as submitted (after a refusal, with what was typed). */
-	async function renderEdit(req: Request, res: Response, endpoint: ReturnType<typeof endpointView>, form?: EndpointForm, status = 200) {
+	async function renderEdit(req: Request, res: Response, endpoint: ReturnType<typeof endpointView>) {
+		const back = refusedFor(req, `${BASE}/${endpoint.id}/edit`);
+		const form = back ? submittedAgain(back) : undefined;
 		await views.render(
 			req,
 			res,
@@ -113,7 +121,6 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 				eventChoices: EVENT_CHOICES,
 				form: form ?? { url: endpoint.url, events: endpoint.events, description: endpoint.description ?? '' },
 			},
-			status,
 		);
 	}
 
@@ -128,7 +135,7 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 		const endpoint = await endpointOfPage(res, req.params.endpointId);
 		if (!endpoint) return notFound(req, res);
 		const { form, error } = submittedEndpoint(req);
-		if (error) return renderEdit(req, res, endpointView(endpoint), { ...form, error }, 422);
+		if (error) return backToForm(req, res, `${BASE}/${endpoint.id}/edit`, error, form);
 		try {
 			const edited = await updateEndpoint({ id: endpoint.id, change: form, config, ...asViewer(req, res) });
 			if (!edited) return notFound(req, res);
@@ -136,7 +143,7 @@ export function webhookPages(views: Views, oneTimeKeys: OneTimeKeyBox, config: W
 		} catch (err) {
 			// A refused URL: said with the form, which keeps what was typed; nothing changed.
 			if (!(err instanceof RuleError)) throw err;
-			await renderEdit(req, res, endpointView(endpoint), { ...form, error: err.message }, 422);
+			await backToForm(req, res, `${BASE}/${endpoint.id}/edit`, err.message, form);
 		}
 	});
 
