@@ -53,13 +53,14 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 	async function renderKeysPage(
 		req: Request,
 		res: Response,
+		start: { label?: string; scopes?: string[]; expires?: string } = {},
 		status = 200,
 	): Promise<void> {
 		// After a refusal (POST → 303 → here), the form as it was sent, and why it was refused.
 		const back = refusedFor(req, BASE);
 		const form = back
-			? { label: refusedText(back, 'label'), scopes: refusedList(back, 'scopes'), expires: refusedText(back, 'expires'), error: back.error }
-			: {};
+			? { label: refusedText(back, 'label'), scopes: refusedList(back, 'scopes'), expires: refusedText(back, 'expires') }
+			: start;
 		const viewer = viewerOf(res);
 		const organizationId = viewer.organization.id;
 		// The audit log below is current when a person reads it, whenever the background sweep last ran.
@@ -207,7 +208,7 @@ export function apiKeyPages(views: Views, oneTimeKeys: OneTimeKeyBox): Router {
 		}
 		const viewer = viewerOf(res);
 		if (action === 'rotate' && !viewer.hasApi) {
-			return renderKeysPage(req, res, 403);
+			return renderKeysPage(req, res, {}, 403);
 		}
 		await views.render(req, res, 'confirm.njk', {
 			action,
