@@ -410,7 +410,7 @@ describe('the way in', () => {
 		await page.locator('#scim-key-link').click();
 		await page.waitForURL('**/settings/api-keys?preset=provisioning*');
 		await expect(page.getByLabel('Label').inputValue()).resolves.toBe('Identity provider (SCIM)');
-		const checked = await page.locator('input[name="scopes"]:checked').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
+		const checked = await page.locator('input[name="scopes"]:checked').evaluateAll((boxes) => boxes.map((box) => box.getAttribute('value')));
 		expect(checked).toEqual(['read:users', 'write:users']);
 		await submit(page, 'Create key');
 		const scimKey = (await page.locator('#new-key-secret').textContent())!.trim();
