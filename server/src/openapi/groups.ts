@@ -48,6 +48,8 @@ export function groupPaths(b: Builders): Record<string, object> {
 			'404': notFound,
 			'422': b.problem('An id is no user of the organization (`user_ids` lists them); nothing was changed.', 422, ['user_not_found']),
 			...bodyErrors,
+			// 1,000 ids are about 23 KB: this body may be larger than the others.
+			'413': b.problem('The body is over 64 KiB.', 413, ['payload_too_large']),
 			...b.commonErrors,
 		},
 	});
