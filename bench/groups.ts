@@ -16,7 +16,7 @@ import { Client } from 'pg';
 import sqlite3 from 'sqlite3';
 
 import { COURSES, courseId, loadedUserId, loadPostgres, loadSqlite } from './bulk-load';
-import { fmt, heading, lmsCli, median, settings, sleep, startLms, table, tempPostgres, tempSqlite } from './lib';
+import { apiSampler, fmt, heading, lmsCli, median, settings, sleep, startLms, table, tempPostgres, tempSqlite } from './lib';
 
 const USERS = Number(process.env.BENCH_GROUPS_USERS ?? 1_000_000);
 const GROUPS = Number(process.env.BENCH_GROUPS_GROUPS ?? 10_000);
@@ -93,29 +93,6 @@ async function call(baseUrl: string, key: string, method: string, path: string, 
 	const ms = performance.now() - started;
 	if (res.status !== expect) throw new Error(`${method} ${path}: ${res.status}, expected ${expect}: ${text.slice(0, 300)}`);
 	return { ms, body: text ? JSON.parse(text) : undefined };
-}
-
-/** Requests one at a time until stopped; each latency with the time it started (as bench/overdue.ts). */
-function apiSampler(url: string, key: string): { stop(): Promise<Array<{ at: number; ms: number }>> } {
-	const samples: Array<{ at: number; ms: number }> = [];
-	let running = true;
-	const loop = (async () => {
-		while (running) {
-			const at = Date.now();
-			const started = performance.now();
-			const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
-			await res.arrayBuffer();
-			if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
-			samples.push({ at, ms: performance.now() - started });
-		}
-	})();
-	return {
-		async stop() {
-			running = false;
-			await loop;
-			return samples;
-		},
-	};
 }
 
 interface Results {

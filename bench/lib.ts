@@ -205,3 +205,26 @@ export const settings = {
 	seconds: Number(process.env.BENCH_SECONDS ?? 5),
 	postgresUrl: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/',
 };
+
+/** Requests one at a time until stopped; each latency with the time it started (the API's p50 while a background job runs). */
+export function apiSampler(url: string, key: string): { stop(): Promise<Array<{ at: number; ms: number }>> } {
+	const samples: Array<{ at: number; ms: number }> = [];
+	let running = true;
+	const loop = (async () => {
+		while (running) {
+			const at = Date.now();
+			const started = performance.now();
+			const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+			await res.arrayBuffer();
+			if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
+			samples.push({ at, ms: performance.now() - started });
+		}
+	})();
+	return {
+		async stop() {
+			running = false;
+			await loop;
+			return samples;
+		},
+	};
+}

@@ -20,7 +20,7 @@ import { Client } from 'pg';
 import sqlite3 from 'sqlite3';
 
 import { loadPostgres, loadSqlite } from './bulk-load';
-import { fmt, heading, lmsCli, median, sleep, startLms, table, tempPostgres, tempSqlite } from './lib';
+import { apiSampler, fmt, heading, lmsCli, median, sleep, startLms, table, tempPostgres, tempSqlite } from './lib';
 
 const DEADLINES = Number(process.env.BENCH_OVERDUE_DEADLINES ?? 100_000);
 /** Enough students, coprime with the 20 courses, so that (student, course) pairs stay unique (bulk-load.ts). */
@@ -118,29 +118,6 @@ async function postgresProbe(databaseUrl: string): Promise<Probe> {
 			return { events: Number(rows[0].events), distinct: Number(rows[0].distinct_ids), owed: Number(rows[0].owed) };
 		},
 		close: () => client.end(),
-	};
-}
-
-/** Requests one at a time until stopped; each latency with the time it started. */
-function apiSampler(url: string, key: string): { stop(): Promise<Array<{ at: number; ms: number }>> } {
-	const samples: Array<{ at: number; ms: number }> = [];
-	let running = true;
-	const loop = (async () => {
-		while (running) {
-			const at = Date.now();
-			const started = performance.now();
-			const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
-			await res.arrayBuffer();
-			if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
-			samples.push({ at, ms: performance.now() - started });
-		}
-	})();
-	return {
-		async stop() {
-			running = false;
-			await loop;
-			return samples;
-		},
 	};
 }
 
