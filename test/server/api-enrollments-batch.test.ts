@@ -3,7 +3,7 @@ import { Op } from 'sequelize';
 import { Enrollment, Event, User } from '../../server/src/db';
 import * as enroll from '../../server/src/enrollments/enroll';
 import type { TestServer } from '../helpers/server';
-import { call, expectProblem, startApiServer, type Reply, type World } from './api-fixtures';
+import { call, expectProblem, startApiServer, type Reply, type World, newStudents as newStudentsOf } from './api-fixtures';
 
 /**
  * POST /api/v1/enrollments/batch (SPEC §18): up to 100 bodies, each answered in order exactly as
@@ -16,16 +16,7 @@ let world: World;
 beforeAll(async () => ({ server, world } = await startApiServer()));
 afterAll(() => server.stop());
 
-let n = 0;
-/** Students made for one test, so that tests never meet each other's enrollments. */
-async function newStudents(count: number): Promise<User[]> {
-	const made: User[] = [];
-	for (let i = 0; i < count; i++) {
-		n += 1;
-		made.push(await User.create({ organizationId: world.acme.id, name: `Batch ${n}`, email: `batch${n}@acme.example`, role: 'student', passwordHash: null }));
-	}
-	return made;
-}
+const newStudents = (count: number) => newStudentsOf(world, 'Batch', count);
 const newKey = () => `batch-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 
 const postBatch = (body: unknown, headers: Record<string, string> = {}, key = world.keys.writeEnrollments) =>

@@ -192,3 +192,15 @@ export async function feedCaughtUp(server: Pick<TestServer, 'baseUrl'>, key: str
 	};
 	await waitUntil(async () => (await served()) >= (await Event.count({ where: { organizationId } })), { timeout, interval: 50, what: 'the feed serving every stored event' });
 }
+
+let studentSerial = 0;
+/** Students of Acme made for one test (`<prefix> <n>`, `<prefix><n>@acme.example`), so tests never meet each other's records. */
+export async function newStudents(world: World, prefix: string, count: number): Promise<User[]> {
+	const made: User[] = [];
+	for (let i = 0; i < count; i++) {
+		studentSerial += 1;
+		const n = studentSerial;
+		made.push(await User.create({ organizationId: world.acme.id, name: `${prefix} ${n}`, email: `${prefix.toLowerCase()}${n}@acme.example`, role: 'student', passwordHash: null }));
+	}
+	return made;
+}

@@ -1,8 +1,8 @@
 import { Op } from 'sequelize';
 
-import { Enrollment, IdempotencyKey, User } from '../../server/src/db';
+import { Enrollment, IdempotencyKey } from '../../server/src/db';
 import type { TestServer } from '../helpers/server';
-import { call, startApiServer, type World } from './api-fixtures';
+import { call, startApiServer, type World, newStudents as newStudentsOf } from './api-fixtures';
 
 /**
  * Issue 39 L3: what an Idempotency-Key keeps is bounded by what the requests changed. A batch
@@ -16,15 +16,7 @@ let world: World;
 beforeAll(async () => ({ server, world } = await startApiServer()));
 afterAll(() => server.stop());
 
-let n = 0;
-async function newStudents(count: number): Promise<User[]> {
-	const made: User[] = [];
-	for (let i = 0; i < count; i++) {
-		n += 1;
-		made.push(await User.create({ organizationId: world.acme.id, name: `Kept ${n}`, email: `kept${n}@acme.example`, role: 'student', passwordHash: null }));
-	}
-	return made;
-}
+const newStudents = (count: number) => newStudentsOf(world, 'Kept', count);
 const newKey = () => `kept-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 const postBatch = (body: unknown, key: string) =>
 	call(server, '/api/v1/enrollments/batch', { method: 'POST', key: world.keys.writeEnrollments, body, headers: { 'idempotency-key': key } });
