@@ -18,6 +18,10 @@ NODE_MAJOR=24
 CACHE=${N8N_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-lms/n8n-$N8N_VERSION-node-$NODE_MAJOR}
 mkdir -p "$CACHE"
 CACHE=$(cd "$CACHE" && pwd)
+# One install at a time per cache: CI starts this script in the background while the other suites
+# run, and the real-n8n suite's global setup runs it again; the second waits for the first.
+exec 9>"$CACHE/.lock"
+flock 9
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 export npm_config_loglevel=error npm_config_yes=true
 
