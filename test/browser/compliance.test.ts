@@ -88,7 +88,7 @@ test('the Super Admin opens it from Settings: a row per published course with th
 	await page.context().close();
 });
 
-test('filters: one course, only courses with overdue enrollments; the CSV download is the API\'s CSV for the same filter', async () => {
+test('filters: one course, only courses with overdue enrollments; the CSV download is the API\'s CSV for the same filter behind a byte-order mark, named for the organization and the day', async () => {
 	const { rows } = await apiReport();
 	const withOverdue = rows.filter((r) => r.overdue > 0);
 	const page = await signedIn('acme', 'admin');
@@ -105,9 +105,14 @@ test('filters: one course, only courses with overdue enrollments; the CSV downlo
 	expect(await page.locator('#report tbody tr').count()).toBe(1);
 	await expect(page.locator('#report tbody tr').getAttribute('data-course-id')).resolves.toBe(course.course_id);
 
+	// The day is read before and after: a run across midnight (UTC) may see either.
+	const before = new Date().toISOString().slice(0, 10);
 	const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#csv-download').click()]);
-	expect(download.suggestedFilename()).toBe('course_completion.csv');
-	const csv = await readFile(await download.path(), 'utf8');
+	const after = new Date().toISOString().slice(0, 10);
+	expect([`course-completion-acme-${before}.csv`, `course-completion-acme-${after}.csv`]).toContain(download.suggestedFilename());
+	const bytes = await readFile(await download.path());
+	expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+	const csv = bytes.subarray(3).toString('utf8');
 	expect(csv).toBe((await apiReport(`?course_id=${course.course_id}`, 'text/csv')).text);
 	expect(csv.split('\r\n')[0]).toMatch(/^course_id,title,enrolled,/);
 	await page.context().close();

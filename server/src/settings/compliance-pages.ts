@@ -5,7 +5,8 @@ import type { GroupRow } from '../groups/queries';
 import { courseCompletion, type CourseCompletionRow } from '../reports/course-completion';
 import { courseCompletionCsv } from '../reports/course-completion-csv';
 import { overdueMembers, type OverdueMember } from '../reports/overdue-members';
-import { overdueMembersCsv, overdueMembersFileName } from '../reports/overdue-members-csv';
+import { attachment, csvFileName, withByteOrderMark } from '../reports/download-file';
+import { overdueMembersCsv } from '../reports/overdue-members-csv';
 import { requireSignIn, viewerOf } from './viewer';
 import type { Views } from './views';
 
@@ -141,17 +142,19 @@ export function compliancePages(views: Views): Router {
 			rows.push(...some);
 			if (some.length < 1_000) break;
 		}
-		const name = overdueMembersFileName(group.name, now);
 		res.type('text/csv; charset=utf-8');
-		res.setHeader('Content-Disposition', `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`);
+		res.setHeader('Content-Disposition', attachment(csvFileName('overdue', group.name, 'group', now)));
 		res.send(overdueMembersCsv(rows));
 	});
 
+	// The API's CSV for the same filter behind a byte-order mark, named for the organization and
+	// the day: the auditor opens it in a spreadsheet and keeps one a month.
 	router.get(`${BASE}.csv`, requireSignIn, requireAdmin(views), async (req, res) => {
-		const rows = filtered(await courseCompletion(viewerOf(res).organization.id), filtersOf(req.query));
+		const { organization } = viewerOf(res);
+		const rows = filtered(await courseCompletion(organization.id), filtersOf(req.query));
 		res.type('text/csv; charset=utf-8');
-		res.setHeader('Content-Disposition', 'attachment; filename="course_completion.csv"');
-		res.send(courseCompletionCsv(rows));
+		res.setHeader('Content-Disposition', attachment(csvFileName('course-completion', organization.slug, 'organization', new Date())));
+		res.send(withByteOrderMark(courseCompletionCsv(rows)));
 	});
 
 	return router;
