@@ -32,6 +32,9 @@ const escape = (path) => path.replace('<rootDir>', '').replace(/[.*+?^${}()|[\]\
 
 module.exports = {
 	testTimeout: 60_000,
+	// Two files at a time even on two cores (jest's default there is one): most of a suite's time is
+	// its server child and the database answering, so a second file roughly halves the wall time.
+	maxWorkers: Math.max(2, require('node:os').availableParallelism() - 1),
 	projects: [
 		{ ...common, displayName: 'unit', testMatch: UNIT },
 		{
