@@ -1,4 +1,5 @@
 import type { Database } from '../db';
+import { namedRows } from '../db/named-rows';
 import type { Read, Table } from '../db/table';
 import type { Where } from '../db/where';
 import type { Enrollment } from './model';
@@ -55,17 +56,13 @@ export function enrollmentConditions(where: Where, { student_id, course_id, stat
 	if (overdue === 'false') where.and((p) => `NOT (${overdueSql(p)})`, new Date());
 }
 
-/** The elements of a JSON array parameter as rows of one column, `value`. */
-const elements = (db: Database, param: string) =>
-	db.dialect === 'postgres' ? `SELECT value FROM json_array_elements_text(${param}::json) AS value` : `SELECT value FROM json_each(${param})`;
-
 /**
  * What enrolling reads before its transaction (enrollments/enroll.ts), for any number of requests
  * at once: `$1` the organization, `$2` a JSON array of ids. A batch of 100 items reads its
  * students in one statement instead of 100.
  */
-export const STUDENTS_NAMED = (db: Database) => `SELECT id, role, status FROM users WHERE organization_id = $1 AND id IN (${elements(db, '$2')})`;
-export const COURSES_NAMED = (db: Database) => `SELECT id, status FROM courses WHERE organization_id = $1 AND id IN (${elements(db, '$2')})`;
+export const STUDENTS_NAMED = (db: Database) => namedRows(db, 'users', 't.id, t.role, t.status');
+export const COURSES_NAMED = (db: Database) => namedRows(db, 'courses', 't.id, t.status');
 
 /** The enrollments of the pairs in `$1`, a JSON array of [student id, course id] (the unique index on the pair answers each). */
 export const ENROLLMENTS_OF_PAIRS = (db: Database) =>

@@ -1,6 +1,6 @@
 import { iso } from '../../common/time';
 import { database } from '../../db';
-import { elements } from '../../groups/queries';
+import { jsonElements } from '../../db/named-rows';
 import type { GroupRow } from '../../groups/queries';
 import { versionOf } from '../resource';
 
@@ -24,7 +24,7 @@ export async function membersOf(groupIds: readonly string[], base: string): Prom
 	if (groupIds.length === 0) return found;
 	const db = database();
 	const rows = await db.read<{ groupId: string; id: string; name: string }>(
-		`SELECT m.group_id AS "groupId", u.id, u.name FROM group_members m JOIN users u ON u.id = m.user_id WHERE m.group_id IN (${elements(db, '$1')}) ORDER BY m.created_at, u.id`,
+		`SELECT m.group_id AS "groupId", u.id, u.name FROM group_members m JOIN users u ON u.id = m.user_id WHERE m.group_id IN (${jsonElements(db, '$1')}) ORDER BY m.created_at, u.id`,
 		[JSON.stringify(groupIds)],
 	);
 	for (const row of rows) found.get(row.groupId)?.push({ value: row.id, display: row.name, $ref: `${base}/Users/${row.id}`, type: 'User' });
