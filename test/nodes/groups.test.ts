@@ -98,6 +98,16 @@ describe('a group: Create, Get, Get Many, Update, Delete', () => {
 		expect(nothing.error?.message).toBe('Nothing to update: add at least one field under Update Fields');
 	});
 
+	it('Update with Description and External ID added but left empty clears them; the name stays', async () => {
+		const made = await runNode(new LmsGroups(), { operation: 'create', name: 'Night Shift', additionalFields: { description: 'Nights', externalId: 'okta-nights' } }, as());
+		const id = String(made.items[0].json.id);
+		const cleared = await runNode(new LmsGroups(), { operation: 'update', group: rl('id', id), updateFields: { description: '', externalId: ' ' } }, as());
+		expect(cleared.error).toBeUndefined();
+		expect(cleared.items.map((item) => item.json)).toEqual([(await api(`/groups/${id}`)).body]);
+		expect(cleared.items[0].json).toMatchObject({ name: 'Night Shift', description: null, external_id: null });
+		expect((await api(`/groups/${id}`, { method: 'DELETE' })).status).toBe(204);
+	});
+
 	it('Delete removes the group and says which; a second Delete is a 404, an error item with Continue On Fail', async () => {
 		const [berlin] = await list('/groups?name=Site%20Berlin-Mitte');
 		const deleted = await runNode(new LmsGroups(), { operation: 'delete', group: rl('id', String(berlin.id)) }, as());

@@ -57,6 +57,16 @@ describe('groups', () => {
 		expect((await api(`/groups?member=${world.users.alice.id}`)).body.data).toEqual([]);
 	});
 
+	test('PATCH with null clears description and external_id (SPEC §20: null or …); the cleared external id is free again', async () => {
+		const group = await newGroup({ description: 'Night shift', external_id: 'ext-clear-me' });
+		const cleared = await api(`/groups/${group.id}`, 'PATCH', { description: null, external_id: null });
+		expect(cleared.status).toBe(200);
+		expect(cleared.body).toMatchObject({ id: group.id, name: group.name, description: null, external_id: null });
+		expect((await api(`/groups/${group.id}`)).body).toMatchObject({ description: null, external_id: null });
+		expect((await api('/groups?external_id=ext-clear-me')).body.data).toEqual([]);
+		expect((await newGroup({ external_id: 'ext-clear-me' })).id).not.toBe(group.id);
+	});
+
 	test('names are unique in any case and external ids unique: 409 naming the group, nothing written', async () => {
 		const first = await newGroup({ name: 'Support', external_id: 'ext-support' });
 		const sameName = await api('/groups', 'POST', { name: 'SUPPORT' });

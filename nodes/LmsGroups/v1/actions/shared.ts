@@ -42,6 +42,17 @@ export function groupFields(fields: IDataObject): IDataObject {
 	return body;
 }
 
+/**
+ * Update: a Description or External ID added to Update Fields but left empty clears it (the API
+ * takes null for both, SPEC §20); groupFields leaves empty ones out, which could never clear them.
+ */
+export function clearedFields(fields: IDataObject): IDataObject {
+	const body: IDataObject = {};
+	if (typeof fields.description === 'string' && !fields.description.trim()) body.description = null;
+	if (typeof fields.externalId === 'string' && !fields.externalId.trim()) body.external_id = null;
+	return body;
+}
+
 export async function getGroup(this: IExecuteFunctions, groupId: string, itemIndex: number): Promise<IDataObject> {
 	return await lmsApiRequest.call(this, { method: 'GET', endpoint: groupPath(groupId), itemIndex });
 }
