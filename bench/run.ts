@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  n8n-bulk  batch-write  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  pickers  groups
+ *   api-overhead  scale  return-all  n8n-bulk  batch-write  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  scim-limit  pickers  groups
  */
 import { apiOverhead } from './api-overhead';
 import { batchWriteBench } from './batch-write';
@@ -15,6 +15,7 @@ import { reportBench } from './report';
 import { returnAllBench } from './return-all';
 import { scale } from './scale';
 import { scimBench } from './scim';
+import { scimLimitBench } from './scim-limit';
 import { searchBench } from './search';
 import { webhookFairnessBench } from './webhook-fairness';
 import { webhookThroughputBench } from './webhook-throughput';
@@ -37,6 +38,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	report: reportBench,
 	overdue: overdueBench,
 	scim: scimBench,
+	'scim-limit': scimLimitBench,
 	pickers: pickersBench,
 	groups: groupsBench,
 };
