@@ -4,7 +4,7 @@
  * signs them, sends them with keep-alive and records the same rows (the delivery's outcome and
  * one attempt row per send), with the server's caps (48 sends at once). No URL policy, no scopes,
  * no fairness, no receipts, no logs. It signs with the sealed secret as stored: an HMAC costs the
- * same whatever its key. Prints {"deliveries", "seconds", "cpuMs"} once `BENCH_BASELINE_EXPECT`
+ * same whatever its key. Prints {"deliveries", "startedAt" (epoch ms of its first claim), "cpuMs"} once `BENCH_BASELINE_EXPECT`
  * deliveries are recorded.
  */
 import { createHmac, randomUUID } from 'node:crypto';
@@ -169,7 +169,7 @@ async function main(): Promise<void> {
 	await claim();
 	await finished;
 	const used = process.cpuUsage(cpu);
-	process.stdout.write(`${JSON.stringify({ deliveries: recorded, seconds: (Date.now() - started) / 1000, cpuMs: (used.user + used.system) / 1000 })}\n`);
+	process.stdout.write(`${JSON.stringify({ deliveries: recorded, startedAt: started, cpuMs: (used.user + used.system) / 1000 })}\n`);
 	process.exit(0);
 }
 

@@ -1,28 +1,28 @@
 /**
- * Webhook throughput (issue 27): 10,000 events × 3 endpoints (30,000 deliveries) to receivers
- * on 127.0.0.1 that answer 200 after 50 ms, through the normal path: PATCH progress →
- * `enrollment.progressed` committed with its three delivery rows → the worker's claim, send and
- * record. Three set-ups, each a fresh database: one `lms-server start` on SQLite, one on
- * PostgreSQL, and two on one PostgreSQL database with one Redis (docs/production.md: migrate
- * once, then `start --no-migrate` on each), the writes spread over both and both workers
- * delivering.
+ * Webhook throughput (issue 40): 10,000 events × 3 endpoints (30,000 deliveries) to receivers
+ * on 127.0.0.1 that answer 200 after 50 ms, on SQLite and on PostgreSQL (and there also two
+ * `lms-server start` on one database, docs/production.md: migrate once, `start --no-migrate` on
+ * each). Judged on the median of BENCH_RUNS (5) paired rounds.
  *
- * Deliveries per second: 30,000 ÷ (the last delivery reaching its receiver − sending the first
- * PATCH, which is before its commit: the rate is a lower bound). Writing runs meanwhile, 20
- * enrollments changed one PATCH after another each, 20 at a time; its own duration is shown so a
- * run bounded by the writes, not the worker, shows as one.
+ * 1. Writing (once per database): the events are written through the API (PATCH progress →
+ *    `enrollment.progressed` committed with its three delivery rows), 20 enrollments changed one
+ *    PATCH after another, 20 at a time, while one instance delivers them. Shown: deliveries a
+ *    second from the first PATCH to the last delivery (a lower bound: the PATCH is sent before
+ *    its commit), how long the writes took (a run bounded by the writes shows as one), and
+ *    commit → receiver p50 (the event's created_at, just before its commit, to its arrival).
+ *    Checked at the receivers (10,000 requests, 10,000 distinct `LMS-Event-Id`s each) and in the
+ *    deliveries API (10,000 rows per endpoint, each delivered after one attempt).
+ * 2. Paired rounds: every delivery is made due again in one UPDATE and sent by the server (one
+ *    instance; on PostgreSQL also two), then by the hand-written baseline
+ *    (bench/webhook-baseline.ts) from the same database to the same receivers; the order of the
+ *    legs alternates from round to round. A leg starts its process(es), makes the rows due, and
+ *    ends at the last delivery's arrival; server CPU per delivery is the process CPU time
+ *    (/proc, every instance summed) from the rows made due to the database recording the last
+ *    outcome, ÷ deliveries. Each leg is checked none lost or doubled: every receiver gets
+ *    10,000 more requests with 10,000 distinct event ids, and the database has every delivery
+ *    delivered after one attempt.
  *
- * None lost or doubled: every receiver has 10,000 requests with 10,000 distinct
- * `LMS-Event-Id`s, and the deliveries API lists 10,000 per endpoint, each `delivered` after one
- * attempt, 10,000 distinct events. Also shown: the most requests the receivers held at once (the
- * worker's caps: PER_ORGANIZATION sends per organization per instance, all events here are one
- * organization's) and, from each instance's /metrics, how many it delivered.
- *
- * Then, against the hand-written baseline (bench/webhook-baseline.ts, one instance only): every
- * delivery is made due again in one UPDATE, and the server sends them all again (its CPU per
- * delivery here is delivery alone, no writes); the server stops, they are made due once more and
- * the baseline sends them from the same database to the same receivers. Ratio = server ÷ baseline
- * deliveries a second, each checked none lost or doubled.
+ * BENCH_WEBHOOK_EVENTS (10,000), BENCH_RUNS (5), BENCH_WEBHOOK_THROUGHPUT (sqlite,postgres,two-instances).
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -31,21 +31,27 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import sqlite3 from 'sqlite3';
 
-import { heading, lmsCli, median, startLms, table, tempPostgres, tempSqlite, type ChildServer } from './lib';
+import { heading, lmsCli, median, settings, startLms, table, tempPostgres, tempSqlite, type ChildServer } from './lib';
 import { api, newEnrollments } from './webhooks';
 import { startReceiver, type Receiver } from '../test/helpers/receiver';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
+const RUNS = settings.runs;
 const ENDPOINTS = 3;
 const CHAINS = 20;
 const ANSWER_MS = 50;
-/** The worker's per-organization cap (server/src/webhooks/worker.ts), for the ceiling column. */
+const RATE_TARGET = 500;
+const RATIO_TARGET = 0.6;
+const CPU_TARGET_MS = 1;
+const LATENCY_TARGET_MS = 200;
 const BASELINE_JS = join(__dirname, 'webhook-baseline.js');
+/** The worker's per-organization cap (server/src/webhooks/worker.ts): the ceiling the receivers can see. */
 const PER_ORGANIZATION = 48;
-const METRICS_TOKEN = 'bench-metrics-token-0123456789';
+const WAIT_MS = 30 * 60_000;
 
 type Variant = 'sqlite' | 'postgres' | 'two-instances';
 const VARIANTS: Variant[] = ['sqlite', 'postgres', 'two-instances'];
+type Leg = 'server' | 'two' | 'baseline';
 
 function variantsAsked(): Variant[] {
 	const asked = (process.env.BENCH_WEBHOOK_THROUGHPUT ?? VARIANTS.join(',')).split(',').map((v) => v.trim());
@@ -66,62 +72,171 @@ async function slowReceiver(concurrency: { now: number; max: number }): Promise<
 	return receiver;
 }
 
-/** Deliveries this instance recorded delivered, from its /metrics. */
-async function deliveredBy(server: ChildServer): Promise<number> {
-	const res = await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-	const text = await res.text();
-	if (res.status !== 200) throw new Error(`GET /metrics: ${res.status} ${text}`);
-	return Number(/^lms_webhook_deliveries_total\{outcome="delivered"\} (\d+)/m.exec(text)?.[1] ?? 0);
+/** The bench's own connection to the database, beside the server's: counts and the UPDATE that makes every delivery due again. */
+async function openSql(databaseUrl: string): Promise<{ query(sql: string): Promise<Array<Record<string, unknown>>>; close(): Promise<void> }> {
+	if (databaseUrl.startsWith('sqlite:')) {
+		const db = new sqlite3.Database(databaseUrl.slice('sqlite:'.length));
+		db.configure('busyTimeout', 10_000);
+		return {
+			query: (sql) => new Promise((resolve, reject) => db.all(sql, (err, rows) => (err ? reject(err) : resolve(rows as Array<Record<string, unknown>>)))),
+			close: () => new Promise((resolve) => db.close(() => resolve())),
+		};
+	}
+	const client = new Client({ connectionString: databaseUrl });
+	await client.connect();
+	return { query: async (sql) => (await client.query(sql)).rows as Array<Record<string, unknown>>, close: () => client.end() };
 }
+
+type Sql = Awaited<ReturnType<typeof openSql>>;
+
+/** Every delivery due again now, as never attempted, in one UPDATE. */
+async function dueAgain(sql: Sql, sqlite: boolean): Promise<void> {
+	await sql.query(
+		`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, delivered_at = NULL, lease_until = NULL, lease_token = NULL, next_attempt_at = ${
+			sqlite ? "'2000-01-01 00:00:00.000 +00:00'" : "'2000-01-01T00:00:00Z'"
+		}`,
+	);
+}
+
+/** Deliveries recorded delivered after exactly one attempt. */
+async function deliveredOnce(sql: Sql): Promise<number> {
+	return Number((await sql.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'delivered' AND attempts = 1"))[0].n);
+}
+
+/** Waits until the database has `deliveries` delivered after one attempt: only then is no attempt left to send. */
+async function recorded(sql: Sql, deliveries: number): Promise<void> {
+	const deadline = Date.now() + 120_000;
+	while ((await deliveredOnce(sql)) < deliveries) {
+		if (Date.now() > deadline) throw new Error(`deliveries not all recorded delivered after one attempt within 120 s of the last one arriving`);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+}
+
+/** Waits until every receiver has `count` requests; returns when the last of them arrived. */
+async function arrived(receivers: Receiver[], count: number): Promise<number> {
+	await Promise.all(receivers.map((r) => r.waitFor(count, WAIT_MS)));
+	return Math.max(...receivers.map((r) => r.received[count - 1].at));
+}
+
+/** Whether every receiver has exactly `count` requests, `count` distinct event ids (asked once the database has every outcome). */
+const exactlyOnce = (receivers: Receiver[], count: number) =>
+	receivers.every((r) => r.received.length === count && new Set(r.received.map((x) => String(x.headers['lms-event-id']))).size === count);
 
 /** What the deliveries API says of one endpoint: how many rows, delivered after one attempt, distinct events. */
 async function ledger(baseUrl: string, key: string, endpointId: string) {
 	let rows = 0;
-	let deliveredOnce = 0;
+	let once = 0;
 	const events = new Set<string>();
 	for (let page = 1; ; page++) {
 		const body = await api(baseUrl, key, `/api/v1/webhook_endpoints/${endpointId}/deliveries?per_page=100&page=${page}`);
 		for (const d of body.data as Array<{ event_id: string; status: string; attempts: number }>) {
 			rows += 1;
-			if (d.status === 'delivered' && d.attempts === 1) deliveredOnce += 1;
+			if (d.status === 'delivered' && d.attempts === 1) once += 1;
 			events.add(d.event_id);
 		}
 		if (page * 100 >= body.pagination.total) break;
 	}
-	return { rows, deliveredOnce, distinct: events.size };
+	return { rows, once, distinct: events.size };
 }
 
-/** Every delivery due again now, as never attempted, in one UPDATE. */
-async function dueAgain(databaseUrl: string): Promise<void> {
-	const sql = "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, delivered_at = NULL, lease_until = NULL, lease_token = NULL, next_attempt_at = ";
-	if (databaseUrl.startsWith('sqlite:')) {
-		const db = new sqlite3.Database(databaseUrl.slice('sqlite:'.length));
-		await new Promise<void>((resolve, reject) => db.run(`${sql}'2000-01-01 00:00:00.000 +00:00'`, (err) => (err ? reject(err) : resolve())));
-		await new Promise((resolve) => db.close(resolve));
-		return;
+interface LegResult {
+	rate: number;
+	cpuMs: number;
+	exact: boolean;
+}
+
+interface Setup {
+	label: string;
+	databaseUrl: string;
+	sqlite: boolean;
+	env: Record<string, string>;
+	key: string;
+	receivers: Receiver[];
+	sql: Sql;
+	events: number;
+}
+
+/** Starts `count` instances on the set-up's database (migrated already). */
+async function startServers(setup: Setup, count: number): Promise<ChildServer[]> {
+	return Promise.all(Array.from({ length: count }, () => startLms(setup.env, ['--no-migrate'])));
+}
+
+/** One leg of a round: every delivery due again, sent by `count` instances of the server. */
+async function serverLeg(setup: Setup, count: number): Promise<LegResult> {
+	const deliveries = setup.events * ENDPOINTS;
+	const servers = await startServers(setup, count);
+	try {
+		for (const r of setup.receivers) r.received.splice(0);
+		const cpu = servers.map((s) => s.cpuSeconds());
+		const started = Date.now();
+		await dueAgain(setup.sql, setup.sqlite);
+		const last = await arrived(setup.receivers, setup.events);
+		await recorded(setup.sql, deliveries);
+		const cpuSeconds = servers.reduce((sum, s, i) => sum + s.cpuSeconds() - cpu[i], 0);
+		return { rate: deliveries / ((last - started) / 1000), cpuMs: (cpuSeconds * 1000) / deliveries, exact: exactlyOnce(setup.receivers, setup.events) };
+	} finally {
+		await Promise.all(servers.map((s) => s.stop()));
 	}
-	const client = new Client({ connectionString: databaseUrl });
-	await client.connect();
-	await client.query(`${sql}'2000-01-01T00:00:00Z'`);
-	await client.end();
 }
 
-/** Waits until every receiver has `count` more requests; returns when the last arrived, and whether they are `count` distinct events each. */
-async function moreReceived(receivers: Receiver[], before: number[], count: number): Promise<{ last: number; exact: boolean }> {
-	await Promise.all(receivers.map((r, i) => r.waitFor(before[i] + count, 30 * 60_000)));
-	const last = Math.max(...receivers.map((r, i) => r.received[before[i] + count - 1].at));
-	const exact = receivers.every((r, i) => new Set(r.received.slice(before[i]).map((x) => String(x.headers['lms-event-id']))).size === count);
-	return { last, exact };
+/** One leg of a round: every delivery due again, sent by the hand-written baseline. */
+async function baselineLeg(setup: Setup): Promise<LegResult> {
+	const deliveries = setup.events * ENDPOINTS;
+	for (const r of setup.receivers) r.received.splice(0);
+	await dueAgain(setup.sql, setup.sqlite);
+	const { stdout } = await promisify(execFile)(process.execPath, [BASELINE_JS], {
+		env: { PATH: process.env.PATH ?? '', DATABASE_URL: setup.databaseUrl, BENCH_BASELINE_EXPECT: String(deliveries) },
+		maxBuffer: 1 << 20,
+	});
+	const baseline = JSON.parse(stdout) as { deliveries: number; startedAt: number; cpuMs: number };
+	const last = await arrived(setup.receivers, setup.events);
+	const exact = exactlyOnce(setup.receivers, setup.events) && (await deliveredOnce(setup.sql)) === deliveries;
+	return { rate: deliveries / ((last - baseline.startedAt) / 1000), cpuMs: baseline.cpuMs / deliveries, exact };
 }
 
-async function deliveredCount(baseUrl: string, key: string, endpointId: string): Promise<number> {
-	return (await api(baseUrl, key, `/api/v1/webhook_endpoints/${endpointId}/deliveries?status=delivered&per_page=1`)).pagination.total as number;
+/** Part 1: the events written through the API while one instance delivers them. */
+async function writing(setup: Setup, server: ChildServer, endpointIds: string[], concurrency: { max: number }) {
+	const first = server.baseUrl;
+	const enrollments = await newEnrollments(first, setup.key, CHAINS);
+	if (enrollments.length < CHAINS) throw new Error(`only ${enrollments.length} free student–course pairs in the demo data`);
+	const steps = setup.events / CHAINS;
+	const cpu = server.cpuSeconds();
+	const started = Date.now();
+	await Promise.all(
+		enrollments.map(async (id) => {
+			// A new enrollment is at 0 %: 11, 10, 11, … each PATCH a change, none completes it.
+			for (let step = 1; step <= steps; step++) {
+				await api(first, setup.key, `/api/v1/enrollments/${id}`, { method: 'PATCH', body: { progress_percent: 10 + (step % 2) } });
+			}
+		}),
+	);
+	const written = Date.now() - started;
+	const last = await arrived(setup.receivers, setup.events);
+	const deliveries = setup.events * ENDPOINTS;
+	await recorded(setup.sql, deliveries);
+	const exact = exactlyOnce(setup.receivers, setup.events);
+	const cpuMs = ((server.cpuSeconds() - cpu) * 1000) / deliveries;
+	const books = await Promise.all(endpointIds.map((id) => ledger(first, setup.key, id)));
+	const latency = median(setup.receivers.flatMap((r) => r.received.map((x) => x.at - Date.parse((JSON.parse(x.body) as { created_at: string }).created_at))));
+	return {
+		rate: deliveries / ((last - started) / 1000),
+		written,
+		cpuMs,
+		latency,
+		mostAtOnce: concurrency.max,
+		exact: exact && books.every((b) => b.rows === setup.events && b.once === setup.events && b.distinct === setup.events),
+	};
 }
 
-async function oneSetup(variant: Variant): Promise<string[]> {
-	const db = variant === 'sqlite' ? tempSqlite() : await tempPostgres();
-	const servers: ChildServer[] = [];
+const perSecond = (v: number) => v.toFixed(0);
+const spread = (values: number[], format: (v: number) => string) =>
+	values.length > 1 ? `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})` : format(values[0]);
+
+async function oneDatabase(sqlite: boolean, two: boolean): Promise<{ writes: string[]; rounds: string[] }> {
+	const db = sqlite ? tempSqlite() : await tempPostgres();
 	const receivers: Receiver[] = [];
+	let sql: Sql | undefined;
+	const began = Date.now();
 	try {
 		const { databaseUrl } = db;
 		await lmsCli(['migrate'], { DATABASE_URL: databaseUrl });
@@ -136,144 +251,132 @@ async function oneSetup(variant: Variant): Promise<string[]> {
 			RATE_LIMIT_PER_MINUTE: '100000000',
 			WEBHOOK_ALLOW_PRIVATE: 'true',
 			LOG_LEVEL: 'error',
-			METRICS_TOKEN,
 			WEBHOOK_POLL_MS: '100',
 		};
-		if (variant === 'two-instances') {
-			// docs/production.md: the per-IP limit in Redis, one session secret, migrations run once above.
+		if (two) {
+			// docs/production.md: the per-IP limit in Redis, one session secret, migrations run once above; the same for one instance and two.
 			Object.assign(env, {
 				REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
 				RATE_LIMIT_REDIS_PREFIX: `lms:bench:${process.pid}:${Date.now()}:`,
 				NODE_ENV: 'production',
 				SESSION_SECRET: 'bench session secret, 32 characters or more',
 			});
-			servers.push(...(await Promise.all([startLms(env, ['--no-migrate']), startLms(env, ['--no-migrate'])])));
-		} else {
-			servers.push(await startLms(env, ['--no-migrate']));
 		}
-		const first = servers[0].baseUrl;
-		// Before any endpoint exists: their enrollment.created events go nowhere.
-		const enrollments = await newEnrollments(first, key, CHAINS);
-		if (enrollments.length < CHAINS) throw new Error(`only ${enrollments.length} free student–course pairs in the demo data`);
+		sql = await openSql(databaseUrl);
 		const concurrency = { now: 0, max: 0 };
 		for (let i = 0; i < ENDPOINTS; i++) receivers.push(await slowReceiver(concurrency));
-		const endpointIds: string[] = [];
-		for (const receiver of receivers) {
-			endpointIds.push((await api(first, key, '/api/v1/webhook_endpoints', { method: 'POST', body: { url: receiver.url, events: ['enrollment.progressed'] } })).id);
-		}
+		const setup: Setup = {
+			label: sqlite ? 'SQLite' : 'PostgreSQL',
+			databaseUrl,
+			sqlite,
+			env,
+			key,
+			receivers,
+			sql,
+			events: Math.ceil(EVENTS / CHAINS) * CHAINS,
+		};
 
-		const steps = Math.ceil(EVENTS / CHAINS);
-		const events = steps * CHAINS;
-		const cpuBefore = servers.map((s) => s.cpuSeconds());
-		const started = Date.now();
-		await Promise.all(
-			enrollments.map(async (id, chain) => {
-				const { baseUrl } = servers[chain % servers.length];
-				// A new enrollment is at 0 %: 11, 10, 11, … each PATCH a change, none completes it.
-				for (let step = 1; step <= steps; step++) {
-					await api(baseUrl, key, `/api/v1/enrollments/${id}`, { method: 'PATCH', body: { progress_percent: 10 + (step % 2) } });
-				}
-			}),
-		);
-		const written = Date.now() - started;
-		await Promise.all(receivers.map((r) => r.waitFor(events, 30 * 60_000)));
-		const last = Math.max(...receivers.map((r) => r.received[events - 1].at));
-		const seconds = (last - started) / 1000;
-		const cpu = servers.reduce((sum, s, i) => sum + s.cpuSeconds() - cpuBefore[i], 0);
-
-		// Once the database says every delivery delivered, no attempt is left to send: only then are the receivers' counts final.
-		const deadline = Date.now() + 120_000;
-		while ((await Promise.all(endpointIds.map((id) => deliveredCount(first, key, id)))).some((n) => n < events)) {
-			if (Date.now() > deadline) throw new Error('deliveries not all recorded delivered within 120 s of the last one arriving');
-			await new Promise((resolve) => setTimeout(resolve, 200));
-		}
-		const books = await Promise.all(endpointIds.map((id) => ledger(first, key, id)));
-		const got = receivers.map((r) => ({ received: r.received.length, distinct: new Set(r.received.map((x) => String(x.headers['lms-event-id']))).size }));
-		const exact =
-			got.every((g) => g.received === events && g.distinct === events) && books.every((b) => b.rows === events && b.deliveredOnce === events && b.distinct === events);
-		const byInstance = await Promise.all(servers.map(deliveredBy));
-		// Commit → receiver: the event's created_at (just before its commit) to its arrival.
-		const latency = median(receivers.flatMap((r) => r.received.map((x) => x.at - Date.parse(JSON.parse(x.body).created_at))));
-
-		let paired = ['', '', '', ''];
-		if (servers.length === 1) {
-			const deliveries = events * ENDPOINTS;
-			let before = receivers.map((r) => r.received.length);
-			const cpuAgain = servers[0].cpuSeconds();
-			const again = Date.now();
-			await dueAgain(databaseUrl);
-			const server = await moreReceived(receivers, before, events);
-			const serverCpu = servers[0].cpuSeconds() - cpuAgain;
-			const serverRate = deliveries / ((server.last - again) / 1000);
-			// Recorded before the server stops, so the baseline starts from every row delivered.
-			const deadline = Date.now() + 120_000;
-			while ((await Promise.all(endpointIds.map((id) => deliveredCount(first, key, id)))).some((n) => n < events)) {
-				if (Date.now() > deadline) throw new Error('redeliveries not all recorded within 120 s');
-				await new Promise((resolve) => setTimeout(resolve, 200));
+		const [server] = await startServers(setup, 1);
+		let writes: Awaited<ReturnType<typeof writing>>;
+		try {
+			const endpointIds: string[] = [];
+			for (const receiver of receivers) {
+				endpointIds.push((await api(server.baseUrl, key, '/api/v1/webhook_endpoints', { method: 'POST', body: { url: receiver.url, events: ['enrollment.progressed'] } })).id);
 			}
-			await servers[0].stop();
-			await dueAgain(databaseUrl);
-			before = receivers.map((r) => r.received.length);
-			const { stdout } = await promisify(execFile)(process.execPath, [BASELINE_JS], {
-				env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, BENCH_BASELINE_EXPECT: String(deliveries) },
-				maxBuffer: 1 << 20,
-			});
-			const baseline = JSON.parse(stdout) as { deliveries: number; seconds: number; cpuMs: number };
-			const baselineExact = (await moreReceived(receivers, before, events)).exact;
-			const baselineRate = deliveries / baseline.seconds;
-			paired = [
-				`${serverRate.toFixed(0)} / ${baselineRate.toFixed(0)}: **${(serverRate / baselineRate).toFixed(2)}×**`,
-				`${((serverCpu * 1000) / deliveries).toFixed(2)} / ${(baseline.cpuMs / deliveries).toFixed(2)} ms`,
-				server.exact && baselineExact ? 'none lost, none doubled' : 'MISSED',
-			];
+			writes = await writing(setup, server, endpointIds, concurrency);
+		} finally {
+			await server.stop();
 		}
-		const label = { sqlite: 'SQLite, one instance', postgres: 'PostgreSQL, one instance', 'two-instances': 'PostgreSQL + Redis, two instances' }[variant];
-		return [
-			label,
-			`${(events * ENDPOINTS).toLocaleString('en-US')}`,
-			`${((events * ENDPOINTS) / seconds).toFixed(0)}`,
-			`${seconds.toFixed(1)} s`,
-			`${(written / 1000).toFixed(1)} s`,
-			`${((cpu * 1000) / (events * ENDPOINTS)).toFixed(1)} ms`,
-			`${concurrency.max} (ceiling ${PER_ORGANIZATION * servers.length}: ${((PER_ORGANIZATION * servers.length * 1000) / ANSWER_MS).toFixed(0)}/s)`,
-			byInstance.map((n) => n.toLocaleString('en-US')).join(' + '),
-			got.map((g) => `${g.received}/${g.distinct}`).join(', '),
-			books.map((b) => `${b.deliveredOnce}/${b.distinct}`).join(', '),
-			exact ? 'none lost, none doubled' : 'MISSED',
-			`${latency.toFixed(0)} ms`,
-			...paired.slice(0, 3),
-		];
+		console.log(`  ${setup.label}: written and delivered in ${((Date.now() - began) / 1000).toFixed(0)} s`);
+
+		const legs: Leg[] = two ? ['server', 'two', 'baseline'] : ['server', 'baseline'];
+		const results = new Map<Leg, LegResult[]>(legs.map((leg) => [leg, []]));
+		for (let round = 0; round < RUNS; round++) {
+			// Alternating order: a machine that slows down during the run weighs on both alike.
+			for (const leg of round % 2 === 0 ? legs : [...legs].reverse()) {
+				const result = leg === 'baseline' ? await baselineLeg(setup) : await serverLeg(setup, leg === 'two' ? 2 : 1);
+				results.get(leg)!.push(result);
+				console.log(`  ${setup.label} round ${round + 1} ${leg}: ${result.rate.toFixed(0)}/s, ${result.cpuMs.toFixed(2)} ms CPU per delivery${result.exact ? '' : ', MISSED'}`);
+			}
+		}
+		console.log(`  ${setup.label}: ${RUNS} rounds done ${((Date.now() - began) / 1000).toFixed(0)} s after the start`);
+
+		const of = (leg: Leg, pick: (r: LegResult) => number) => results.get(leg)!.map(pick);
+		const ratios = results.get('server')!.map((s, i) => s.rate / results.get('baseline')![i].rate);
+		const serverRate = median(of('server', (r) => r.rate));
+		const serverCpu = median(of('server', (r) => r.cpuMs));
+		const ratio = median(ratios);
+		const exact = [...results.values()].every((rs) => rs.every((r) => r.exact));
+		const twoCells = two
+			? [spread(of('two', (r) => r.rate), perSecond), `${median(of('two', (r) => r.cpuMs)).toFixed(2)} ms (one: ${serverCpu.toFixed(2)})`]
+			: ['', ''];
+		const met = (ok: boolean) => (ok ? 'met' : 'missed');
+		return {
+			writes: [
+				setup.label,
+				`${(setup.events * ENDPOINTS).toLocaleString('en-US')}`,
+				`${perSecond(writes.rate)}`,
+				`${(writes.written / 1000).toFixed(1)} s`,
+				`${writes.cpuMs.toFixed(2)} ms`,
+				`${writes.mostAtOnce} (ceiling ${PER_ORGANIZATION})`,
+				`**${writes.latency.toFixed(0)} ms** ${met(writes.latency <= LATENCY_TARGET_MS)}`,
+				writes.exact ? 'none lost, none doubled' : 'MISSED',
+			],
+			rounds: [
+				setup.label,
+				`${RUNS}`,
+				`**${spread(of('server', (r) => r.rate), perSecond)}** ${met(serverRate >= RATE_TARGET)}`,
+				spread(of('baseline', (r) => r.rate), perSecond),
+				`**${ratio.toFixed(2)}×** ${met(ratio >= RATIO_TARGET)}`,
+				`**${serverCpu.toFixed(2)} ms** ${met(serverCpu <= CPU_TARGET_MS)}`,
+				`${median(of('baseline', (r) => r.cpuMs)).toFixed(2)} ms`,
+				...twoCells,
+				exact ? 'none lost, none doubled' : 'MISSED',
+			],
+		};
 	} finally {
 		await Promise.all(receivers.map((r) => r.close()));
-		await Promise.all(servers.map((s) => s.stop()));
+		await sql?.close();
 		await db.remove();
 	}
 }
 
 export async function webhookThroughputBench(): Promise<void> {
-	heading(`Webhook throughput: ${EVENTS.toLocaleString('en-US')} events × ${ENDPOINTS} endpoints, receivers answering in ${ANSWER_MS} ms`);
-	const rows: string[][] = [];
-	for (const variant of variantsAsked()) rows.push(await oneSetup(variant));
+	heading(`Webhook throughput: ${EVENTS.toLocaleString('en-US')} events × ${ENDPOINTS} endpoints, receivers answering in ${ANSWER_MS} ms, ${RUNS} paired rounds`);
+	const asked = variantsAsked();
+	const databases: Array<{ sqlite: boolean; two: boolean }> = [];
+	if (asked.includes('sqlite')) databases.push({ sqlite: true, two: false });
+	if (asked.includes('postgres') || asked.includes('two-instances')) databases.push({ sqlite: false, two: asked.includes('two-instances') });
+	const writes: string[][] = [];
+	const rounds: string[][] = [];
+	for (const { sqlite, two } of databases) {
+		const result = await oneDatabase(sqlite, two);
+		writes.push(result.writes);
+		rounds.push(result.rounds);
+	}
+	console.log('\nWriting: the events through the API while one instance delivers them\n');
+	console.log(
+		table(
+			['database', 'deliveries', 'deliveries/s (first PATCH → last delivery)', 'writes took', 'server CPU per delivery (writes included)', 'most at the receivers at once', `commit → receiver p50 (≤ ${LATENCY_TARGET_MS} ms)`, 'exactly once'],
+			writes,
+		),
+	);
+	console.log(`\nAll due at once: median (min–max) of ${RUNS} paired rounds, the server's legs and the baseline's alternating\n`);
 	console.log(
 		table(
 			[
-				'set-up',
-				'deliveries',
-				'deliveries/s (first PATCH → last delivery)',
-				'first PATCH → last delivery',
-				'writes took',
-				'server CPU per delivery (writes included)',
-				'most requests at the receivers at once',
-				'delivered per instance (/metrics)',
-				'receivers: requests/distinct event ids',
-				'deliveries API: delivered after 1 attempt/distinct events',
-				'exactly once',
-				'event → receiver p50',
-				'all due at once: server / baseline deliveries/s',
-				'CPU per delivery: server / baseline',
-				'exactly once (both)',
+				'database',
+				'rounds',
+				`server deliveries/s (≥ ${RATE_TARGET})`,
+				'baseline deliveries/s',
+				`server ÷ baseline (≥ ${RATIO_TARGET}×)`,
+				`server CPU per delivery (≤ ${CPU_TARGET_MS} ms)`,
+				'baseline CPU per delivery',
+				'two instances: deliveries/s',
+				'two instances: CPU per delivery, both summed',
+				'exactly once (every leg)',
 			],
-			rows,
+			rounds,
 		),
 	);
 }
