@@ -1,6 +1,6 @@
 import { Course, database, Event, User } from '../../server/src/db';
 import { writeTransaction } from '../../server/src/db/write-transaction';
-import { recordEvent } from '../../server/src/events/record';
+import { recordEvent, recordEvents } from '../../server/src/events/record';
 import { pruneEvents } from '../../server/src/events/retention';
 import { runCli } from '../helpers/cli';
 import type { TestServer } from '../helpers/server';
@@ -146,6 +146,24 @@ describe('after', () => {
 		expect(reply.body.errors).toEqual([expect.objectContaining({ param: 'after' })]);
 		// And they never see ours.
 		expect((await readAll('', world.keys.globex)).map((e) => e.type)).toEqual(['enrollment.created']);
+	});
+
+	test('ids count the organization’s own events: what another organization writes in between leaves no gap (issue 39)', async () => {
+		const count = (id: string) => Number(id.slice(-16));
+		const write = (organizationId: string, n: number) =>
+			writeTransaction(database(), (transaction) =>
+				recordEvents(transaction, Array.from({ length: n }, (_, i) => ({ organizationId, type: 'user.created' as const, object: { id: `usr_gap${i}` } }))),
+			);
+		const newest = async (key: string) => (await readAll('', key)).at(-1)!.id;
+		await write(world.acme.id, 1);
+		await write(world.globex.id, 1);
+		const [ours, theirs] = [await newest(world.keys.all), await newest(world.keys.globex)];
+		await write(world.globex.id, 7);
+		await write(world.acme.id, 2);
+		expect(count(await newest(world.keys.all))).toBe(count(ours) + 2);
+		expect(count(await newest(world.keys.globex))).toBe(count(theirs) + 7);
+		// Still one id space: an id of one organization is never another's.
+		expect((await newest(world.keys.all)).slice(0, 16)).not.toBe((await newest(world.keys.globex)).slice(0, 16));
 	});
 
 	test('an event removed by retention → 410 cursor_expired; the feed then starts from the oldest kept', async () => {

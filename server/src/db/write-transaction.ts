@@ -28,6 +28,8 @@ interface Level {
 	transaction: Transaction;
 	open: boolean;
 	tail: Promise<unknown>;
+	/** The outermost transaction's last steps (beforeCommit), shared by every level inside it. */
+	last: Map<string, (transaction: Transaction) => Promise<void>>;
 }
 
 const inside = new AsyncLocalStorage<Level>();
@@ -36,7 +38,7 @@ const queues = new WeakMap<Database, Promise<unknown>>();
 export function writeTransaction<T>(db: Database, work: (transaction: Transaction) => Promise<T>): Promise<T> {
 	const outer = inside.getStore();
 	if (outer?.open && outer.db === db) {
-		const run = outer.tail.then(() => (outer.open ? begin(db, work, outer.transaction) : writeTransaction(db, work)));
+		const run = outer.tail.then(() => (outer.open ? begin(db, work, outer) : writeTransaction(db, work)));
 		outer.tail = run.catch(() => undefined);
 		return run;
 	}
@@ -49,15 +51,30 @@ export function writeTransaction<T>(db: Database, work: (transaction: Transactio
 	return run;
 }
 
-function begin<T>(db: Database, work: (transaction: Transaction) => Promise<T>, parent?: Transaction): Promise<T> {
-	return db.sequelize.transaction({ transaction: parent }, (transaction) => {
-		const level: Level = { db, transaction, open: true, tail: Promise.resolve() };
+function begin<T>(db: Database, work: (transaction: Transaction) => Promise<T>, parent?: Level): Promise<T> {
+	return db.sequelize.transaction({ transaction: parent?.transaction }, (transaction) => {
+		const level: Level = { db, transaction, open: true, tail: Promise.resolve(), last: parent?.last ?? new Map<string, (transaction: Transaction) => Promise<void>>() };
 		return inside.run(level, async () => {
 			try {
-				return await work(transaction);
+				const result = await work(transaction);
+				// Only the outermost level commits: its last steps run just before.
+				if (!parent) for (const step of level.last.values()) await step(transaction);
+				return result;
 			} finally {
 				level.open = false;
 			}
 		});
 	});
+}
+
+/**
+ * Runs `step` once (per `name`) as the last statements of the outermost write transaction this
+ * call runs in, right before its COMMIT: what must hold a lock only for the commit (events'
+ * numbering, events/record.ts) does it there, where the transaction waits for nothing else, so
+ * that lock cannot close a deadlock with the rows the transaction wrote before.
+ */
+export function beforeCommit(name: string, step: (transaction: Transaction) => Promise<void>): void {
+	const level = inside.getStore();
+	if (!level?.open) throw new Error('beforeCommit outside a write transaction');
+	if (!level.last.has(name)) level.last.set(name, step);
 }

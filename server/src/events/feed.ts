@@ -1,6 +1,7 @@
 import { RuleError } from '../common/rule-error';
 import { database } from '../db';
-import { cursorAndPage, feedHeadOf, feedPage, LAST_PRUNED, OLDEST_UNSERVED, ONE_EVENT } from './queries';
+import { numberedRange, OLD_IDS, organizationTag } from './ids';
+import { cursorAndPage, feedHeadOf, feedPage, LAST_PRUNED, ONE_EVENT } from './queries';
 import type { EventType } from './types';
 
 /**
@@ -8,23 +9,11 @@ import type { EventType } from './types';
  * `after` gets every event exactly once, in id order, whatever the writers do.
  *
  * That holds if what a read serves is always a prefix of the final id order: once a reader has
- * seen an id, no smaller id may ever appear.
- * - PostgreSQL: an id starts with its transaction's id (events/record.ts). A reader serves only
- *   ids below the smallest id of a transaction of THIS database that its snapshot still sees
- *   running, or below the snapshot's xmax when there is none. Every transaction below that bound
- *   has either finished (committed and visible to this statement, or rolled back and gone) or
- *   runs in another database, where it can never write an event here; every transaction of this
- *   database that has not finished, or has not started, sorts after everything served.
- *   The snapshot is the statement's own (pg_current_snapshot()), so the bound and the rows agree.
- *   Which database a running xid belongs to is read from pg_stat_get_activity: a backend never
- *   changes database and an xid belongs to one backend, so "another database" is never wrong even
- *   though that view is read a moment after the snapshot; an xid found nowhere (it ended
- *   meanwhile, or is a prepared transaction) holds the feed back, until the next read. So a
- *   pg_dump or an idle-in-transaction session of another application on the same cluster does
- *   not stop the feed (SPEC §19), while this database's open writers still hold it back until
- *   they end: the price of never skipping, and why writers keep their transactions short.
- * - SQLite: one writer at a time and id order is commit order (events/record.ts); a reader sees
- *   committed transactions only, so whatever it sees is already a prefix. No bound is needed.
+ * seen an id, no smaller id of the organization may ever appear. Ids carry the event's number in
+ * its organization, given in commit order (events/queries.ts): on SQLite by the one writer, on
+ * PostgreSQL under a lock per organization taken just before COMMIT and released once the commit
+ * is visible. A reader sees committed events only, so whatever it sees is already a prefix; no
+ * bound, and nothing held back behind another transaction, whichever database it runs in.
  */
 
 /** The id shape the server makes; anything else names no event. */
@@ -52,9 +41,15 @@ export interface FeedQuery {
 const notOurs = () =>
 	new RuleError('unknown_event', 'after must be the id of an event of your organization, as the feed returned it.', { field: 'after' });
 
-/** A cursor that names no event of the organization: cursor_expired if retention removed it, else unknown_event. */
-async function refuseCursor(after: string): Promise<never> {
-	const [prune] = await database().read<{ through: string | null }>(LAST_PRUNED);
+/**
+ * A cursor that names no event of the organization: cursor_expired if retention removed it, else
+ * unknown_event. Only the organization's own marks are read: whether another organization's
+ * events were removed is none of its business (and would tell their volume).
+ */
+async function refuseCursor(organizationId: string, after: string): Promise<never> {
+	const [low, high] = after < OLD_IDS[1] ? OLD_IDS : numberedRange(organizationTag(organizationId));
+	if (after < low || after >= high) throw notOurs();
+	const [prune] = await database().read<{ through: string | null }>(LAST_PRUNED, [low, high]);
 	if (prune?.through && after <= prune.through) {
 		throw new RuleError(
 			'cursor_expired',
@@ -75,11 +70,11 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
 	const bind: unknown[] = [organizationId, after ?? 'evt_', limit + 1, ...(query.types ?? [])];
 	const db = database();
 	const page = feedPage(db, query.types?.length);
-	const sql = after === undefined ? page : cursorAndPage(db, page);
+	const sql = after === undefined ? page : cursorAndPage(page);
 	const rows = await db.read<EventRow & { cursor_organization: string | null }>(sql, bind);
 	if (after !== undefined) {
 		const cursor = rows.find((r) => r.cursor_organization !== null);
-		if (!cursor) await refuseCursor(after);
+		if (!cursor) await refuseCursor(organizationId, after);
 		if (cursor!.cursor_organization !== organizationId) throw notOurs();
 	}
 	// UNION ALL promises no order: put the page back in id order.
@@ -95,19 +90,8 @@ export async function readFeed(query: FeedQuery): Promise<{ rows: EventRow[]; ha
  * top: MAX over an `IN` list would walk every event of those types.
  */
 export async function feedHead(organizationId: string, types?: readonly EventType[]): Promise<string | null> {
-	const [row] = await database().read<{ head: string | null }>(feedHeadOf(database(), types?.length), [organizationId, ...(types ?? [])]);
+	const [row] = await database().read<{ head: string | null }>(feedHeadOf(types?.length), [organizationId, ...(types ?? [])]);
 	return row?.head ?? null;
-}
-
-/**
- * When the oldest event that is stored but not served yet was written, or null when the feed
- * serves everything (always, on SQLite): what the feed's lag is measured from (/metrics).
- */
-export async function oldestUnserved(): Promise<Date | null> {
-	const db = database();
-	if (db.dialect !== 'postgres') return null;
-	const [row] = await db.read<{ oldest: string | null }>(OLDEST_UNSERVED(db));
-	return row?.oldest ? new Date(row.oldest) : null;
 }
 
 /** One served event of the organization, or undefined. */

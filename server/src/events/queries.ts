@@ -1,28 +1,35 @@
 import type { Transaction } from 'sequelize';
 
 import type { Database } from '../db';
+import { beforeCommit } from '../db/write-transaction';
 
 /**
- * Events' ids are made by the database, in the statement that inserts them (see the 0006 migration):
- * - PostgreSQL: `evt_` + the transaction id + a sequence value. Ids are handed out in one order
- *   and transactions commit in another; putting the transaction id first lets the feed serve
- *   exactly the ids of finished transactions (events/feed.ts), which form a prefix of id order.
- *   pg_current_xact_id() is the top-level transaction's id, even inside a savepoint.
- * - SQLite: `evt_` + zeros + the next AUTOINCREMENT values. The whole write transaction holds
- *   SQLite's single write lock (BEGIN IMMEDIATE), so no other writer can take an id, let alone
- *   commit, between this insert and this commit: id order is commit order.
+ * Events' ids are made by the database (events/ids.ts gives their shape: the organization's tag
+ * and the event's number in its organization). The feed serves an organization's events in id
+ * order and must never serve an id before a smaller one (events/feed.ts): numbers are given in
+ * commit order, under a lock per organization held only for the commit.
+ * - SQLite: the whole write transaction holds SQLite's single write lock (BEGIN IMMEDIATE), so
+ *   the insert numbers its events at once: the organization's last number + the row's place.
+ * - PostgreSQL: the insert gives each event a provisional id, `evt_` + the transaction id + a
+ *   sequence value (below every numbered id, never visible to another transaction), and just
+ *   before COMMIT (db/write-transaction.ts beforeCommit) the transaction takes its organizations'
+ *   advisory locks in one order, reads their last numbers in a fresh snapshot, and renames its
+ *   events and their deliveries. The lock is released after the commit is visible, so the next
+ *   holder's numbers follow a committed predecessor's: a reader never sees a number before a
+ *   smaller one. Taken last, the lock never waits while holding another, so it adds no deadlock.
  * One statement inserts a list of events (the overdue sweep writes hundreds per transaction);
- * within it, ids ascend in the list's order. The list is one parameter, a JSON array of
+ * within it, numbers ascend in the list's order. The list is one parameter, a JSON array of
  * [organization, type, data (JSON text), created_at (ISO 8601), previous_attributes (JSON text or
- * null)]: Sequelize binds SQLite parameters by name, which costs the driver a scan of all the
- * statement's names per parameter, so thousands of parameters cost more than the insert itself.
+ * null), the organization's tag]: Sequelize binds SQLite parameters by name, which costs the
+ * driver a scan of all the statement's names per parameter, so thousands of parameters cost more
+ * than the insert itself.
  */
-export type EventParams = [organizationId: string, type: string, data: string, createdAt: string, previousAttributes: string | null];
+export type EventParams = [organizationId: string, type: string, data: string, createdAt: string, previousAttributes: string | null, tag: string];
 
 /**
- * PostgreSQL: the ids are made once in a MATERIALIZED CTE (nextval is volatile), in the list's
- * order, inserted from it and read back from it by place, so each id is known to belong to its
- * row whatever order RETURNING would give. `extra` (insertEvents) is read on the first row.
+ * PostgreSQL: the provisional ids are made once in a MATERIALIZED CTE (nextval is volatile), in
+ * the list's order, inserted from it and read back from it by place, so each id is known to belong
+ * to its row whatever order RETURNING would give. `extra` (insertEvents) is read on the first row.
  */
 const INSERT_POSTGRES = (extra: string) => `WITH new AS MATERIALIZED (
 		SELECT e.place, 'evt_' || lpad(to_hex(pg_current_xact_id()::text::bigint), 16, '0') || lpad(to_hex(nextval('events_seq')), 12, '0') AS id,
@@ -36,18 +43,60 @@ const INSERT_POSTGRES = (extra: string) => `WITH new AS MATERIALIZED (
 	SELECT id, CASE WHEN place = 1 THEN ${extra} END AS extra FROM new ORDER BY place`;
 
 /**
- * SQLite: seq is the last AUTOINCREMENT value + the row's place (sqlite_sequence is written back
- * only at the statement's end, so every row reads the same base); the rows' seq and ids come back
- * through RETURNING, `extra` on the first. (The statement starts with WITH: Sequelize runs one
- * that starts with INSERT as a write and drops its rows.)
+ * The last number of each organization of `touched` (organization_id, low = `evt_<tag>`): its
+ * newest event, or the newest that retention removed (event_prunes keeps a mark per
+ * organization), so numbers never restart. `number(text)` reads the 16 digits ending an id;
+ * `greatest` is the dialect's two-argument maximum.
  */
-const INSERT_SQLITE = (db: Database, extra: string) => `WITH next AS (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS seq)
+const lastNumber = (greatest: string, number: (id: string) => string) => `${greatest}(
+		COALESCE((SELECT ${number('MAX(e.id)')} FROM events AS e WHERE e.organization_id = touched.organization_id AND e.id >= touched.low AND e.id < touched.low || 'g'), 0),
+		COALESCE((SELECT ${number('MAX(p.through)')} FROM event_prunes AS p WHERE p.through >= touched.low AND p.through < touched.low || 'g'), 0))`;
+
+/**
+ * SQLite: seq (the row's storage order) is the last AUTOINCREMENT value + the row's place
+ * (sqlite_sequence is written back only at the statement's end, so every row reads the same
+ * base); the rows' seq and ids come back through RETURNING, `extra` on the first. (The statement
+ * starts with WITH: Sequelize runs one that starts with INSERT as a write and drops its rows.)
+ */
+const INSERT_SQLITE = (db: Database, extra: string) => `WITH next AS (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS seq),
+	list AS (SELECT e.key, e.value, 'evt_' || (e.value ->> 5) AS low, row_number() OVER (PARTITION BY e.value ->> 0 ORDER BY e.key) AS place FROM json_each($1) AS e),
+	last AS (SELECT touched.low, ${lastNumber('max', (id) => `CAST(substr(${id}, 17) AS INTEGER)`)} AS n
+		FROM (SELECT DISTINCT low, value ->> 0 AS organization_id FROM list) AS touched)
 	INSERT INTO events (seq, id, organization_id, type, data, created_at, previous_attributes)
-	SELECT next.seq + e.key + 1, 'evt_' || printf('%016x%012x', 0, next.seq + e.key + 1),
-		e.value ->> 0, e.value ->> 1, e.value ->> 2, ${db.storedTime('e.value ->> 3')}, e.value ->> 4
-	FROM next, json_each($1) AS e
-	ORDER BY e.key
+	SELECT next.seq + list.key + 1, list.low || printf('%016d', last.n + list.place),
+		list.value ->> 0, list.value ->> 1, list.value ->> 2, ${db.storedTime('list.value ->> 3')}, list.value ->> 4
+	FROM next, list JOIN last ON last.low = list.low
+	ORDER BY list.key
 	RETURNING seq, id, CASE WHEN seq = (SELECT seq FROM next) + 1 THEN ${extra} END AS extra`;
+
+/** PostgreSQL's organizationTag (events/ids.ts). */
+const TAG_SQL = (organization: string) => `'1' || substr(md5(${organization}), 1, 11)`;
+
+/** The provisional ids of this transaction's events lie in [$1, $2). */
+const MINE = 'SELECT id, organization_id FROM events WHERE id >= $1 AND id < $2';
+
+/** PostgreSQL, before COMMIT: the organizations' numbering locks, taken in one order. */
+const LOCK_NUMBERING = `SELECT pg_advisory_xact_lock(hashtextextended('lms.events ' || organization_id, 0))
+	FROM (SELECT DISTINCT organization_id FROM (${MINE}) AS mine ORDER BY organization_id) AS touched`;
+
+/**
+ * PostgreSQL, before COMMIT and after LOCK_NUMBERING (a statement of its own: its fresh snapshot
+ * sees what the previous holder of a lock committed): numbers this transaction's events and
+ * renames them and their deliveries. The deliveries are found through the organization's
+ * endpoints, by their (endpoint_id, event_id) index.
+ */
+const NUMBER_EVENTS = `WITH mine AS (
+		SELECT id, organization_id, row_number() OVER (PARTITION BY organization_id ORDER BY id) AS place FROM (${MINE}) AS mine
+	), last AS (
+		SELECT touched.organization_id, touched.low, ${lastNumber('GREATEST', (id) => `right(${id}, 16)::bigint`)} AS n
+		FROM (SELECT DISTINCT organization_id, 'evt_' || ${TAG_SQL('organization_id')} AS low FROM mine) AS touched
+	), renamed AS (
+		SELECT mine.id AS old, mine.organization_id, last.low || lpad((last.n + mine.place)::text, 16, '0') AS id FROM mine JOIN last USING (organization_id)
+	), deliveries AS (
+		UPDATE webhook_deliveries AS d SET event_id = renamed.id FROM renamed JOIN webhook_endpoints AS w ON w.organization_id = renamed.organization_id
+		WHERE d.endpoint_id = w.id AND d.event_id = renamed.old
+	)
+	UPDATE events AS e SET id = renamed.id FROM renamed WHERE e.id = renamed.old`;
 
 /**
  * Inserts events; returns their ids, in the list's order, and what `extra` reads in the same
@@ -64,6 +113,13 @@ export async function insertEvents(
 	const list = JSON.stringify(events);
 	if (db.dialect === 'postgres') {
 		const rows = await db.rows<{ id: string; extra: unknown }>(INSERT_POSTGRES(extra('SELECT organization_id FROM new')), [list], transaction);
+		// Every provisional id of the transaction starts with `evt_` + its transaction id.
+		const own = rows[0].id.slice(0, 'evt_'.length + 16);
+		beforeCommit('number events', async (last) => {
+			await db.run(LOCK_NUMBERING, [own, `${own}g`], last);
+			await db.run(NUMBER_EVENTS, [own, `${own}g`], last);
+		});
+		// Provisional: numbered at commit. Nothing reads them but the transaction's own deliveries, renamed with them.
 		return { ids: rows.map((r) => r.id), extra: rows[0]?.extra };
 	}
 	const rows = await db.rows<{ seq: number; id: string; extra: unknown }>(INSERT_SQLITE(db, extra('SELECT value ->> 0 FROM json_each($1)')), [list], transaction);
@@ -76,53 +132,36 @@ export const EXPIRED_EVENTS = (db: Database) => `SELECT id FROM events WHERE cre
 
 export const deleteEvents = (ids: readonly string[]) => `DELETE FROM events WHERE id IN (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
 
-/** `$1`: the highest id removed, `$2`: when (ISO 8601). */
+/** `$1`: the highest id removed (of one organization, or of the ids made before numbering), `$2`: when (ISO 8601). */
 export const RECORD_PRUNE = (db: Database) =>
 	`INSERT INTO event_prunes (through, pruned_at) VALUES ($1, ${db.storedTime('$2')}) ON CONFLICT (through) DO NOTHING`;
-
-/** PostgreSQL: every id below this is served (events/feed.ts says why). xip holds 64-bit xids (epoch << 32 | xid); backend_xid is the 32-bit xid. */
-const POSTGRES_BOUND = `(SELECT 'evt_' || lpad(to_hex(COALESCE(MIN(running::text::bigint), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)), 16, '0')
-	FROM pg_snapshot_xip(pg_current_snapshot()) AS running
-	WHERE NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(NULL) AS backend
-		WHERE backend.backend_xid::text::bigint = running::text::bigint % 4294967296
-			AND backend.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`;
-
-const VISIBLE: Record<'postgres' | 'sqlite', string> = {
-	postgres: `AND id < ${POSTGRES_BOUND}`,
-	sqlite: '',
-};
-
-/** What a read of the feed may serve (events/feed.ts explains the bound). */
-const visible = (db: Database) => VISIBLE[db.dialect];
 
 /** The columns of an event as the API shows it. */
 export const EVENT_COLUMNS = (db: Database) => `id, type, data, ${db.isoText('created_at')} AS created_at, previous_attributes`;
 
-export const LAST_PRUNED = 'SELECT MAX(through) AS through FROM event_prunes';
+/** The highest id retention removed in [$1, $2): one organization's numbered ids, or the ids made before numbering. */
+export const LAST_PRUNED = 'SELECT MAX(through) AS through FROM event_prunes WHERE through >= $1 AND through < $2';
 
 /** A page of the feed: $1 organization, $2 after (exclusive), $3 how many, then `types` types from $4 (undefined: every type). */
 export function feedPage(db: Database, types: number | undefined): string {
 	const typeFilter = types !== undefined ? `AND type IN (${Array.from({ length: types }, (_, i) => `$${i + 4}`).join(', ')})` : '';
 	return `SELECT ${EVENT_COLUMNS(db)}, NULL AS cursor_organization FROM events
-		WHERE organization_id = $1 AND id > $2 ${visible(db)} ${typeFilter}
+		WHERE organization_id = $1 AND id > $2 ${typeFilter}
 		ORDER BY id LIMIT $3`;
 }
 
 /** The cursor's own event ($2, whoever's it is) and then the page after it, in one round trip. */
-export const cursorAndPage = (db: Database, page: string) =>
-	`SELECT id, NULL AS type, NULL AS data, NULL AS created_at, NULL AS previous_attributes, organization_id AS cursor_organization FROM events WHERE id = $2 ${visible(db)}
+export const cursorAndPage = (page: string) =>
+	`SELECT id, NULL AS type, NULL AS data, NULL AS created_at, NULL AS previous_attributes, organization_id AS cursor_organization FROM events WHERE id = $2
 				UNION ALL SELECT * FROM (${page}) AS page`;
 
 /** The newest served event id of the organization ($1), among `types` types bound from $2 (undefined: every type), one index read per type. */
-export function feedHeadOf(db: Database, types: number | undefined): string {
-	const newest = (typeFilter: string) => `SELECT MAX(id) AS head FROM events WHERE organization_id = $1 ${typeFilter} ${visible(db)}`;
+export function feedHeadOf(types: number | undefined): string {
+	const newest = (typeFilter: string) => `SELECT MAX(id) AS head FROM events WHERE organization_id = $1 ${typeFilter}`;
 	return types !== undefined
 		? `SELECT MAX(head) AS head FROM (${Array.from({ length: types }, (_, i) => newest(`AND type = $${i + 2}`)).join(' UNION ALL ')}) AS heads`
 		: newest('');
 }
 
-/** PostgreSQL only: when the oldest stored but not yet served event was written. */
-export const OLDEST_UNSERVED = (db: Database) => `SELECT ${db.isoText('MIN(created_at)')} AS oldest FROM events WHERE id >= ${POSTGRES_BOUND}`;
-
-/** One served event: $1 organization, $2 id. */
-export const ONE_EVENT = (db: Database) => `SELECT ${EVENT_COLUMNS(db)} FROM events WHERE organization_id = $1 AND id = $2 ${visible(db)}`;
+/** One event: $1 organization, $2 id. */
+export const ONE_EVENT = (db: Database) => `SELECT ${EVENT_COLUMNS(db)} FROM events WHERE organization_id = $1 AND id = $2`;

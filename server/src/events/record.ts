@@ -3,6 +3,7 @@ import type { Transaction } from 'sequelize';
 import { database } from '../db';
 import { enqueueDeliveries, type Subscriber } from '../webhooks/enqueue';
 import { subscribersOf } from '../webhooks/queries';
+import { organizationTag } from './ids';
 import { insertEvents, type EventParams } from './queries';
 import type { EventType } from './types';
 
@@ -39,6 +40,7 @@ export async function recordEvents(transaction: Transaction, events: readonly Ev
 		JSON.stringify(object),
 		at[i].toISOString(),
 		previousAttributes === undefined ? null : JSON.stringify(previousAttributes),
+		organizationTag(organizationId),
 	]);
 	const db = database();
 	// The same statement reads the organizations' webhook endpoints.

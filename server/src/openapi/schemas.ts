@@ -252,8 +252,8 @@ export const Event = record(
 		id: {
 			type: 'string',
 			pattern: '^evt_[0-9a-f]{28}$',
-			examples: ['evt_00000000000002d70000000000a1'],
-			description: 'Ids sort in feed order (compare them as strings).',
+			examples: ['evt_19c2f0e4a7d10000000000000042'],
+			description: "Ids sort in feed order (compare them as strings). They number the organization's own events only, so they tell nothing of other organizations' volume.",
 		},
 		type: { type: 'string', enum: [...EVENT_TYPES] },
 		created_at: timestamp,
