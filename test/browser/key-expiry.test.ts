@@ -148,7 +148,7 @@ async function checkInPlace(name: string): Promise<void> {
 	await page.setViewportSize({ width: 1280, height: 900 });
 }
 
-test('a rotation that keeps the old key working for 24 hours: chosen on the confirmation, said on the new key and in the list; revoke still stops it', async () => {
+test('a rotation that keeps the old key working for 36 hours (any whole hour of 0–168): chosen on the confirmation, said on the new key and in the list; revoke still stops it', async () => {
 	const old = await server.createKey('acme', ['read:users'], 'Payroll sync');
 	await page.goto('/settings/api-keys');
 	await rowOf('Payroll sync').getByRole('link', { name: 'Rotate' }).click();
@@ -157,13 +157,14 @@ test('a rotation that keeps the old key working for 24 hours: chosen on the conf
 	await expect(page.getByLabel('Keep the old key working for').inputValue()).resolves.toBe('0');
 	await expect(page.locator('#zero-downtime').textContent()).resolves.toContain('keep the old key working long enough');
 	await checkAtBothWidths('rotate-grace');
-	await page.getByLabel('Keep the old key working for').selectOption('24');
+	// Any whole hour of 0–168, as the CLI and the rule take it.
+	await page.getByLabel('Keep the old key working for').fill('36');
 	const before = Date.now();
 	await submit('Rotate key');
 	expect(new URL(page.url()).pathname).toBe('/settings/api-keys/new-key');
 	const until = (await page.locator('#previous-key time').getAttribute('datetime'))!;
-	expect(Date.parse(until) - before).toBeGreaterThanOrEqual(24 * 3_600_000 - 1_000);
-	expect(Date.parse(until) - before).toBeLessThan(24 * 3_600_000 + 60_000);
+	expect(Date.parse(until) - before).toBeGreaterThanOrEqual(36 * 3_600_000 - 1_000);
+	expect(Date.parse(until) - before).toBeLessThan(36 * 3_600_000 + 60_000);
 	await expect(page.locator('#previous-key').textContent()).resolves.toContain('keeps working until');
 	const fresh = (await page.locator('#new-key-secret').textContent())!.trim();
 	await checkInPlace('rotated-grace');

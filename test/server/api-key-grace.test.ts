@@ -112,8 +112,12 @@ test('the settings form: a bad choice is an error on the page, a good one shows 
 	expect((await ApiKey.findByPk(old.id))!.status).toBe('active');
 
 	const again = await client.get(`/settings/api-keys/${old.id}/rotate`);
-	const rotated = await client.post(`/settings/api-keys/${old.id}/rotate`, { _csrf: PageClient.csrfToken(again), expire_old_after: '1' });
+	// A number field: any whole hour of the rule's range, not only a few choices.
+	expect(again.body).toMatch(/<input id="expire_old_after" name="expire_old_after" type="number" min="0" max="168" step="1"/);
+	const rotated = await client.post(`/settings/api-keys/${old.id}/rotate`, { _csrf: PageClient.csrfToken(again), expire_old_after: '37' });
 	expect(rotated.status).toBe(303);
+	const graceMs = (await ApiKey.findByPk(old.id))!.graceUntil!.getTime() - Date.now();
+	expect(graceMs > 36 * 3_600_000 && graceMs <= 37 * 3_600_000).toBe(true);
 	expect((await getKey(old.key)).status).toBe(200);
 	const list = await client.get('/settings/api-keys');
 	const row = list.body.slice(list.body.indexOf(`data-key-id="${old.id}"`));

@@ -1,3 +1,4 @@
+import { createKey } from '../../server/src/api-keys/lifecycle';
 import { AuditEvent, Organization, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint } from '../../server/src/db';
 import { EVENT_DESCRIPTIONS } from '../../server/src/events/types';
 import { queueTestEvent } from '../../server/src/webhooks/test-event';
@@ -5,6 +6,7 @@ import { PageClient, type PageResponse } from '../helpers/page-client';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { waitUntil } from '../helpers/wait';
+import { call, expectProblem } from './api-fixtures';
 
 /**
  * Settings → Webhooks as GitHub's "Recent Deliveries" (SPEC §22, issue 39) over HTTP, without a
@@ -197,4 +199,30 @@ test('edit keeps the id and secret; a forbidden URL is refused with what was typ
 	expect({ url: after.url, description: after.description, secret: after.secret }).toEqual({ url: newUrl, description: null, secret: before.secret });
 	expect(await AuditEvent.count({ where: { action: 'webhook.updated', webhookEndpointId: id } })).toBe(1);
 	expect((await client.get(`/settings/webhooks/${id}`)).body).toContain('Its ID and signing secret are unchanged.');
+});
+
+test("an edit on the page re-checks the owner key's scopes as the API's PATCH does: no event type the key cannot read", async () => {
+	const { secret } = await createKey({ organizationId: acmeId, label: 'enrollments hook', scopes: ['read:enrollments', 'manage:webhooks'], actor: { kind: 'cli' } });
+	const made = await call(server, '/api/v1/webhook_endpoints', { method: 'POST', key: secret, body: { url: receiver.url, events: ['enrollment.completed'] } });
+	expect(made.status).toBe(201);
+	const id = made.body.id as string;
+	// The API: the owner key asks for a type it cannot read.
+	expectProblem(await call(server, `/api/v1/webhook_endpoints/${id}`, { method: 'PATCH', key: secret, body: { events: ['user.created'] } }), 403, 'insufficient_scope');
+
+	// The page: a Super Admin reads every type, but the endpoint is still the key's.
+	const client = await signedIn('acme');
+	const token = PageClient.csrfToken(await client.get(`/settings/webhooks/${id}/edit`));
+	for (const events of [['enrollment.completed', 'user.created'], ['group.member_added']]) {
+		const refused = await client.post(`/settings/webhooks/${id}/edit`, { _csrf: token, url: receiver.url, events });
+		expect({ status: refused.status, location: refused.headers.location }).toEqual({ status: 303, location: `/settings/webhooks/${id}/edit` });
+		expect((await client.get(`/settings/webhooks/${id}/edit`)).body).toMatch(/id="form-error">[^<]*lacks the read:users scope/);
+	}
+	expect((await WebhookEndpoint.findByPk(id))!.eventList).toEqual(['enrollment.completed']);
+	expect(await AuditEvent.count({ where: { action: 'webhook.updated', webhookEndpointId: id } })).toBe(0);
+
+	// What the key can read is saved, from either door.
+	const saved = await client.post(`/settings/webhooks/${id}/edit`, { _csrf: token, url: receiver.url, events: ['enrollment.completed', 'certificate.issued'] });
+	expect(saved.headers.location).toBe(`/settings/webhooks/${id}`);
+	expect((await WebhookEndpoint.findByPk(id))!.eventList).toEqual(['enrollment.completed', 'certificate.issued']);
+	expect((await call(server, `/api/v1/webhook_endpoints/${id}`, { method: 'PATCH', key: secret, body: { events: ['*'] } })).status).toBe(200);
 });

@@ -52,6 +52,9 @@ const RULE_PROBLEMS: Record<string, ToProblem> = {
 	api_key_rotated: () => problems.apiKeyRotated(),
 	api_key_expired: () => problems.apiKeyExpired(),
 
+	// An edit that would send an endpoint events its owner key cannot read (webhooks/edit.ts).
+	insufficient_scope: (err) => problems.insufficientScope(text(err, 'scope')),
+
 	// A record named in the path that the caller cannot see.
 	not_found: (err) => problems.notFound(text(err, 'what')),
 
