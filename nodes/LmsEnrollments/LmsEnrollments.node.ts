@@ -7,7 +7,9 @@ import { LmsEnrollmentsV2 } from './v2/LmsEnrollmentsV2';
 /**
  * n8n's versioned node: a workflow saved with version 1 keeps version 1's parameters and
  * behaviour (v1/ is the node as it was, unchanged); version 2 has the record pickers; 2.1 (light
- * versioning, same class) adds the due date to Create and Update. New nodes are 2.1.
+ * versioning, same class) adds the due date to Create and Update; 2.2 reads a Due Date given as a
+ * date alone as the end of that day in the workflow's time zone (2.1: its midnight, kept for the
+ * workflows saved with it). New nodes are 2.2.
  * The type name `lmsEnrollments` never changes.
  */
 export class LmsEnrollments extends VersionedNodeType {
@@ -19,13 +21,14 @@ export class LmsEnrollments extends VersionedNodeType {
 			group: ['transform'],
 			description:
 				'Enroll students in courses, record progress and completion, withdraw or reactivate, and read enrollments. Needs a key with read:enrollments (and write:enrollments to create or update)',
-			defaultVersion: 2.1,
+			defaultVersion: 2.2,
 			usableAsTool: true,
 		};
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
 			1: new LmsEnrollmentsV1(baseDescription),
 			2: new LmsEnrollmentsV2(baseDescription),
 			2.1: new LmsEnrollmentsV2(baseDescription),
+			2.2: new LmsEnrollmentsV2(baseDescription),
 		};
 		super(nodeVersions, baseDescription);
 	}

@@ -58,6 +58,111 @@ describe('Due Date as the LMS takes it', () => {
 	});
 });
 
+describe('2.2: a date alone is the end of that day in the workflow\'s zone', () => {
+	it.each([
+		// New York's winter and summer offsets, both days of daylight-saving changes, a zone east of Greenwich.
+		['2026-12-01', 'America/New_York', '2026-12-02T04:59:59.999Z'],
+		['2026-07-15', 'America/New_York', '2026-07-16T03:59:59.999Z'],
+		['2026-03-08', 'America/New_York', '2026-03-09T03:59:59.999Z'],
+		['2026-11-01', 'America/New_York', '2026-11-02T04:59:59.999Z'],
+		['2026-12-01', 'Asia/Kolkata', '2026-12-01T18:29:59.999Z'],
+		['2026-12-01', 'UTC', '2026-12-01T23:59:59.999Z'],
+		// With a time, or an offset, the value is what it says: as in 2.1.
+		['2026-12-01T00:00:00', 'America/New_York', '2026-12-01T05:00:00.000Z'],
+		['2026-12-01 09:00', 'America/New_York', '2026-12-01T14:00:00.000Z'],
+		['2026-12-01T00:00:00Z', 'America/New_York', '2026-12-01T00:00:00.000Z'],
+		['2026-12-01T17:00:00+05:30', 'America/New_York', '2026-12-01T11:30:00.000Z'],
+	])('%s in %s is %s', (value, zone, expected) => {
+		expect(lmsDateTime(node, value, 'Due Date', zone, 0, 'endOfDay')).toBe(expected);
+	});
+
+	it('a Luxon DateTime ($today, at midnight with its offset) is taken as given, not moved to the end of the day', () => {
+		const today = DateTime.fromISO('2026-12-01T00:00:00', { zone: 'America/New_York' });
+		expect(lmsDateTime(node, today, 'Due Date', 'America/New_York', 0, 'endOfDay')).toBe('2026-12-01T05:00:00.000Z');
+	});
+
+	it.each(['2026-02-30', '2026-13-01', 'next Friday'])('%p fails naming the zone and what a date alone means', (value) => {
+		expect(() => lmsDateTime(node, value, 'Due Date', 'America/New_York', 0, 'endOfDay')).toThrow(
+			expect.objectContaining({
+				message: `Due Date must be a date and time, not "${value}"`,
+				description: expect.stringContaining("read in the workflow's time zone (America/New_York), and a date alone (2026-12-01) is the end of that day there"),
+			}),
+		);
+	});
+
+	it('Create and Update send the end of the day from 2.2; 2.1 nodes keep sending its midnight (the compatibility rule)', async () => {
+		const bodies: unknown[] = [];
+		lmsApi()
+			.post('/api/v1/enrollments', (body) => bodies.push(body) > 0)
+			.times(2)
+			.reply(201, (_uri, body) => ({ id: 'enr_1', ...(body as object) }));
+		lmsApi()
+			.patch('/api/v1/enrollments/enr_1', (body) => bodies.push(body) > 0)
+			.times(2)
+			.reply(200, (_uri, body) => ({ id: 'enr_1', ...(body as object) }));
+		const create = { operation: 'create', student: rl('id', 'usr_1'), course: rl('id', 'crs_1'), additionalFields: { dueDate: '2026-12-01' } };
+		const update = { operation: 'update', enrollment: rl('id', 'enr_1'), change: 'dueDate', dueDate: '2026-12-01' };
+		const zone = { credentials, timezone: 'America/New_York' };
+		const latest = await runNode(new LmsEnrollments(), create, zone);
+		await runNode(new LmsEnrollments(), create, { ...zone, typeVersion: 2.1 });
+		await runNode(new LmsEnrollments(), update, zone);
+		await runNode(new LmsEnrollments(), update, { ...zone, typeVersion: 2.1 });
+		expect(bodies).toEqual([
+			{ student_id: 'usr_1', course_id: 'crs_1', due_at: '2026-12-02T04:59:59.999Z' },
+			{ student_id: 'usr_1', course_id: 'crs_1', due_at: '2026-12-01T05:00:00.000Z' },
+			{ due_at: '2026-12-02T04:59:59.999Z' },
+			{ due_at: '2026-12-01T05:00:00.000Z' },
+		]);
+		// The output is the LMS's record: due_at the UTC instant it stored.
+		expect(latest.items[0].json).toMatchObject({ due_at: '2026-12-02T04:59:59.999Z' });
+	});
+
+	it('Create 2.2 in a batch: each item\'s date alone is the end of its day, in one request', async () => {
+		let sent: unknown;
+		lmsApi()
+			.post('/api/v1/enrollments/batch', (body) => (sent = body) !== undefined)
+			.reply(200, (_uri, body) => ({ data: (body as { items: object[] }).items.map((item, index) => ({ index, status: 201, body: { id: `enr_${index}`, ...item } })) }));
+		const { items } = await runNode(
+			new LmsEnrollments(),
+			{ operation: 'create', student: rl('id', '={{ $json.student }}'), course: rl('id', 'crs_1'), additionalFields: { dueDate: '={{ $json.due }}' } },
+			{
+				credentials,
+				timezone: 'Europe/Berlin',
+				items: [
+					{ student: 'usr_1', due: '2026-12-01' },
+					{ student: 'usr_2', due: '2026-12-01T09:00:00Z' },
+				],
+			},
+		);
+		expect((sent as { items: unknown[] }).items).toEqual([
+			{ student_id: 'usr_1', course_id: 'crs_1', due_at: '2026-12-01T22:59:59.999Z' },
+			{ student_id: 'usr_2', course_id: 'crs_1', due_at: '2026-12-01T09:00:00.000Z' },
+		]);
+		expect(items.map((item) => item.json.due_at)).toEqual(['2026-12-01T22:59:59.999Z', '2026-12-01T09:00:00.000Z']);
+	});
+
+	it("2.2's Due Date says which zone it reads and where to change it; 2.1's reads as it shipped", () => {
+		const v22 = new LmsEnrollments().nodeVersions[2.2].description.properties;
+		const v21 = new LmsEnrollments().nodeVersions[2.1].description.properties;
+		const dueDates = (properties: typeof v22) =>
+			properties.flatMap((p) => (p.name === 'dueDate' ? [p] : ((p.options ?? []) as typeof v22).filter((o) => o.name === 'dueDate').map((o) => ({ ...o, displayOptions: p.displayOptions }))));
+		const shown = (version: number) => (p: { displayOptions?: { show?: Record<string, unknown> } }) => {
+			const rule = p.displayOptions?.show?.['@version'] as Array<number | { _cnd: { gte: number } }> | undefined;
+			return rule === undefined || rule.some((r) => (typeof r === 'number' ? r === version : version >= r._cnd.gte));
+		};
+		const latest = dueDates(v22).filter(shown(2.2));
+		expect(latest).toHaveLength(2);
+		for (const field of latest) {
+			expect(field.description).toContain("Read in the workflow's time zone: a date alone (2026-12-01) is the end of that day there");
+			expect(field.description).toContain("workflow's Settings → Timezone");
+			expect(field.hint).toBeUndefined();
+		}
+		const old = dueDates(v21).filter(shown(2.1));
+		expect(old).toHaveLength(2);
+		for (const field of old) expect(field.hint).toContain("A date picked here is read in the workflow's time zone (workflow Settings → Timezone");
+	});
+});
+
 describe('requests', () => {
 	it('Create 2.1 sends due_at in UTC; an empty Due Date sends none', async () => {
 		const bodies: unknown[] = [];

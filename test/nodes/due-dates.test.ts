@@ -58,8 +58,8 @@ afterAll(async () => {
 
 describe('LMS Enrollments 2.1: Due Date', () => {
 	it('is the latest version; Create with a date picked in the editor (no zone) means the workflow’s time zone', async () => {
-		expect(enrollments.currentVersion).toBe(2.1);
-		const { items, error } = await runNode(enrollments, createParameters(pairs.shift()!, '2030-06-01T09:00:00'), { ...as(), timezone: 'Europe/Berlin' });
+		expect(enrollments.currentVersion).toBe(2.2);
+		const { items, error } = await runNode(enrollments, createParameters(pairs.shift()!, '2030-06-01T09:00:00'), { ...as(), timezone: 'Europe/Berlin', typeVersion: 2.1 });
 		expect(error).toBeUndefined();
 		expect(items[0].json.due_at).toBe('2030-06-01T07:00:00.000Z');
 		expect(items[0].json.overdue).toBe(false);
@@ -114,6 +114,27 @@ describe('LMS Enrollments 2.1: Due Date', () => {
 		const refused = await runNode(enrollments, { operation: 'update', enrollment, change: 'dueDate', dueDate: later }, as());
 		expect(refused.error?.message).toContain('completed');
 		expect((await api(`/enrollments/${created.id as string}`)).due_at).toBeNull();
+	});
+});
+
+describe('LMS Enrollments 2.2: a Due Date that is a date alone', () => {
+	it('is the end of that day in the workflow’s time zone, as the LMS stores it; with a time or an offset it is what it says; 2.1 keeps its midnight', async () => {
+		const zone = { ...as(), timezone: 'America/New_York' };
+		const alone = await runNode(enrollments, createParameters(pairs.shift()!, '2030-12-01'), zone);
+		expect(alone.error).toBeUndefined();
+		expect(alone.items.map((item) => item.json)).toEqual([await api(`/enrollments/${alone.items[0].json.id as string}`)]);
+		expect(alone.items[0].json.due_at).toBe('2030-12-02T04:59:59.999Z');
+
+		const atNine = await runNode(enrollments, createParameters(pairs.shift()!, '2030-12-01T09:00:00'), zone);
+		expect(atNine.items[0].json.due_at).toBe('2030-12-01T14:00:00.000Z');
+		const withOffset = await runNode(enrollments, createParameters(pairs.shift()!, '2030-12-01T09:00:00+01:00'), zone);
+		expect(withOffset.items[0].json.due_at).toBe('2030-12-01T08:00:00.000Z');
+		const saved21 = await runNode(enrollments, createParameters(pairs.shift()!, '2030-12-01'), { ...zone, typeVersion: 2.1 });
+		expect(saved21.items[0].json.due_at).toBe('2030-12-01T05:00:00.000Z');
+
+		const moved = await runNode(enrollments, { operation: 'update', enrollment: rl('id', atNine.items[0].json.id as string), change: 'dueDate', dueDate: '2030-12-24' }, zone);
+		expect(moved.items.map((item) => item.json)).toEqual([await api(`/enrollments/${atNine.items[0].json.id as string}`)]);
+		expect(moved.items[0].json.due_at).toBe('2030-12-25T04:59:59.999Z');
 	});
 });
 

@@ -28,15 +28,17 @@ const NODES: Record<string, IVersionedNodeType> = Object.fromEntries(
 
 describe('versions', () => {
 	// 2.1 (n8n's light versioning): version 2 plus parameters shown from 2.1 on: LMS Users Get's If
-	// No User Matches, LMS Enrollments' Due Date (Create's Additional Fields, Update's changes).
-	const LATEST: Record<string, number> = { 'n8n-nodes-lms.lmsUsers': 2.1, 'n8n-nodes-lms.lmsEnrollments': 2.1 };
+	// No User Matches, LMS Enrollments' Due Date (Create's Additional Fields, Update's changes);
+	// LMS Enrollments 2.2: a Due Date that is a date alone is the end of that day.
+	const LIGHT: Record<string, number[]> = { 'n8n-nodes-lms.lmsUsers': [2.1], 'n8n-nodes-lms.lmsEnrollments': [2.1, 2.2] };
 
-	it.each(Object.entries(NODES))('%s has versions 1 and 2 (LMS Users and Enrollments also 2.1), new nodes get the latest', (name, type) => {
-		const latest = LATEST[name] ?? 2;
-		expect(Object.keys(type.nodeVersions).map(Number).sort()).toEqual(latest === 2 ? [1, 2] : [1, 2, latest]);
+	it.each(Object.entries(NODES))('%s has versions 1 and 2 (LMS Users also 2.1, Enrollments 2.1 and 2.2), new nodes get the latest', (name, type) => {
+		const light = LIGHT[name] ?? [];
+		const latest = light.at(-1) ?? 2;
+		expect(Object.keys(type.nodeVersions).map(Number).sort()).toEqual([1, 2, ...light]);
 		expect(type.description.defaultVersion).toBe(latest);
 		expect(type.currentVersion).toBe(latest);
-		expect(nodeTypeAt(type, 2).description.version).toEqual(latest === 2 ? 2 : [2, latest]);
+		expect(nodeTypeAt(type, 2).description.version).toEqual(latest === 2 ? 2 : [2, ...light]);
 	});
 
 	it.each(Object.entries(NODES))('%s version 1 is described exactly as it shipped', (_name, type) => {

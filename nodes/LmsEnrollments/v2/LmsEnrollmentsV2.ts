@@ -12,7 +12,8 @@ export class LmsEnrollmentsV2 extends LmsActionNodeV2 {
 			properties: description,
 			operations,
 			// 2.1: Create's Additional Fields → Due Date; Update's Set Due Date and Clear Due Date.
-			versions: [2, 2.1],
+			// 2.2: a Due Date that is a date alone is the end of that day in the workflow's zone.
+			versions: [2, 2.1, 2.2],
 		});
 	}
 }

@@ -1,10 +1,27 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { lmsLocator, requiredLocatorId } from '../../../shared/locators';
 import type { LmsItemOutcome } from '../../../shared/execute';
 import { enroll, enrollMany, ifAlreadyEnrolledProperty } from '../../enroll';
-import { dueDateProperty, dueFieldsOf } from './shared';
+import { dueDateProperty, dueFieldsOf, FROM_2_2 } from './shared';
+
+const DUE_DATE =
+	'When the student must have completed the course (mandatory training). Past the date, an active enrollment is overdue and the LMS emits Enrollment Overdue once. A date already past is allowed (a late assignment): the enrollment is overdue at once.';
+
+/** Additional Fields for the versions `show` names (version 2.1 on; version 2 has none). */
+function additionalFields(show: IDisplayOptions['show'], version: 2.1 | 2.2): INodeProperties {
+	return {
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		description: 'Optional fields of the new enrollment',
+		displayOptions: { show },
+		options: [dueDateProperty(DUE_DATE, version)],
+	};
+}
 
 const properties: INodeProperties[] = [
 	lmsLocator('student', {
@@ -21,21 +38,10 @@ const properties: INodeProperties[] = [
 		description: 'The published course to enroll the student in: pick it by title or give its LMS ID (crs_…)',
 	}),
 	ifAlreadyEnrolledProperty('What to do when the student already has an enrollment in this course. Choose Return Existing Enrollment to make the step safe to repeat.'),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		description: 'Optional fields of the new enrollment',
-		// Version 2.1 on (light versioning): version-2 nodes are described and run as they were.
-		displayOptions: { show: { '@version': [{ _cnd: { gte: 2.1 } }] } },
-		options: [
-			dueDateProperty(
-				'When the student must have completed the course (mandatory training). Past the date, an active enrollment is overdue and the LMS emits Enrollment Overdue once. A date already past is allowed (a late assignment): the enrollment is overdue at once.',
-			),
-		],
-	},
+	// Two collections of one name, one per version (n8n shows the one whose version matches): 2.1
+	// keeps the Due Date it shipped with, 2.2 on reads a date alone as the end of that day.
+	additionalFields({ '@version': [2.1] }, 2.1),
+	additionalFields(FROM_2_2, 2.2),
 ];
 
 export const description = updateDisplayOptions({ show: { operation: ['create'] } }, properties);

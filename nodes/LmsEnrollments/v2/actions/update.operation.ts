@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { requiredLocatorId } from '../../../shared/locators';
 import { lmsApiRequest } from '../../../shared/transport';
 import { lmsDateTime } from '../../../shared/dates';
-import { dueDateProperty, enrollmentLocator } from './shared';
+import { dateAloneOf, dueDateProperty, enrollmentLocator, FROM_2_2 } from './shared';
 
 /** Version 2's changes, as they shipped. */
 const CHANGES: INodePropertyOptions[] = [
@@ -61,16 +61,17 @@ function changeProperty(options: INodePropertyOptions[], version: IDisplayOption
 	};
 }
 
+const NEW_DEADLINE = 'The new deadline: when the student must have completed the course. A date already past makes an active enrollment overdue at once.';
+
 const properties: INodeProperties[] = [
 	enrollmentLocator,
 	// Two parameters of one name, one per version (n8n shows the one whose version matches): a
 	// version-2 node keeps exactly the choices it was saved with.
 	changeProperty(CHANGES, { '@version': [2] }),
 	changeProperty(CHANGES_2_1, { '@version': [{ _cnd: { gte: 2.1 } }] }),
-	{
-		...dueDateProperty('The new deadline: when the student must have completed the course. A date already past makes an active enrollment overdue at once.', true),
-		displayOptions: { show: { change: ['dueDate'] } },
-	},
+	// Set Due Date's field as 2.1 shipped it, and from 2.2 on (a date alone: the end of that day).
+	{ ...dueDateProperty(NEW_DEADLINE, 2.1, true), displayOptions: { show: { '@version': [2.1], change: ['dueDate'] } } },
+	{ ...dueDateProperty(NEW_DEADLINE, 2.2, true), displayOptions: { show: { ...FROM_2_2, change: ['dueDate'] } } },
 	{
 		displayName: 'Progress (%)',
 		name: 'progressPercent',
@@ -102,7 +103,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body = { progress_percent: progress };
 	} else if (change === 'dueDate' || change === 'clearDueDate') {
 		const dueAt = change === 'dueDate' ? this.getNodeParameter('dueDate', itemIndex, '') : undefined;
-		const due = lmsDateTime(this.getNode(), dueAt, 'Due Date', this.getTimezone(), itemIndex);
+		const due = lmsDateTime(this.getNode(), dueAt, 'Due Date', this.getTimezone(), itemIndex, dateAloneOf.call(this));
 		if (change === 'dueDate' && due === undefined) {
 			throw new NodeOperationError(this.getNode(), 'Due Date is empty', {
 				itemIndex,
