@@ -134,3 +134,33 @@ test('a form sent after the session ended comes back after sign-in with what was
 	expect((await ApiKey.findByPk(id))!.status).toBe('active');
 	await context.close();
 }, 90_000);
+
+test('a refused sign-in comes back by redirect: the reason once, the e-mail kept, never the password, and where it was going', async () => {
+	const context = await browser.newContext({ baseURL: server.baseUrl });
+	const page = await context.newPage();
+	await page.goto('/login?next=/settings/webhooks');
+	await page.getByLabel('Email').fill(EMAIL);
+	await page.getByLabel('Password').fill('not-the-password');
+	const [answer] = await Promise.all([
+		page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/login'),
+		send(page, 'Sign in'),
+	]);
+	expect(answer.status()).toBe(303);
+	expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/login?next=%2Fsettings%2Fwebhooks');
+	await expect(page.locator('#login-error').textContent()).resolves.toBe('Email or password is incorrect.');
+	await expect(page.getByLabel('Email').inputValue()).resolves.toBe(EMAIL);
+	await expect(page.getByLabel('Password').inputValue()).resolves.toBe('');
+	const kept = (await context.cookies()).find((c) => c.name === 'lms.sign-in-refused');
+	expect(kept).toBeUndefined();
+	// Reload and Back are GETs; the reason was said once.
+	const reloaded = await page.reload();
+	expect(reloaded!.request().method()).toBe('GET');
+	expect(await page.locator('#login-error').count()).toBe(0);
+	expect((await page.goBack())!.request().method()).toBe('GET');
+	await page.goForward();
+	// The right password from here goes where the first attempt was going.
+	await page.getByLabel('Email').fill(EMAIL);
+	await signIn(page);
+	expect(new URL(page.url()).pathname).toBe('/settings/webhooks');
+	await context.close();
+}, 90_000);

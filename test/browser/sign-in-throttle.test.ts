@@ -55,16 +55,17 @@ async function letWindowPass(): Promise<void> {
 test('10 failures for one account from 10 IPs lock out an 11th IP even with the right password, until the window passes', async () => {
 	const { email, password } = account('acme');
 	for (let i = 0; i < 10; i++) {
-		const page = await client(11 + i).signIn(email, `wrong-password-${i}`);
-		expect(page.status).toBe(401);
-		expect(page.body).toContain('Email or password is incorrect.');
+		const c = client(11 + i);
+		const page = await c.signIn(email, `wrong-password-${i}`);
+		expect(PageClient.signInOutcome(page)).toBe('refused');
+		expect((await c.refusalPage(page)).body).toContain('Email or password is incorrect.');
 	}
 	const owner = client(31);
 	expectThrottled(await owner.signIn(email, password));
 	// The e-mail in another case is the same account.
 	expectThrottled(await owner.signIn(email.toUpperCase(), password));
 	// Other accounts are not affected.
-	expect((await client(32).signIn(account('globex').email, account('globex').password)).status).toBe(303);
+	expect(PageClient.signInOutcome(await client(32).signIn(account('globex').email, account('globex').password))).toBe('signed-in');
 
 	await letWindowPass();
 	const after = await owner.signIn(email, password);
@@ -76,11 +77,11 @@ test('10 failures for one account from 10 IPs lock out an 11th IP even with the 
 test('20 failures from one IP, over many e-mails, throttle that IP for every account, and only that IP', async () => {
 	const attacker = client(40);
 	for (let i = 0; i < 20; i++) {
-		expect((await attacker.signIn(`nobody${i}@example.test`, 'guess')).status).toBe(401);
+		expect(PageClient.signInOutcome(await attacker.signIn(`nobody${i}@example.test`, 'guess'))).toBe('refused');
 	}
 	const { email, password } = account('globex');
 	expectThrottled(await attacker.signIn(email, password));
-	expect((await client(41).signIn(email, password)).status).toBe(303);
+	expect(PageClient.signInOutcome(await client(41).signIn(email, password))).toBe('signed-in');
 });
 
 test('concurrent guesses cannot slip past the limit: of 25 at once, exactly 10 are checked', async () => {
@@ -92,18 +93,18 @@ test('concurrent guesses cannot slip past the limit: of 25 at once, exactly 10 a
 			return c.post('/login', { email, password: `guess-${i}`, _csrf: PageClient.csrfToken(form) });
 		}),
 	);
-	const statuses = pages.map((p) => p.status);
-	expect(statuses.filter((s) => s === 401)).toHaveLength(10);
-	expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+	const outcomes = pages.map((p) => PageClient.signInOutcome(p));
+	expect(outcomes.filter((s) => s === 'refused')).toHaveLength(10);
+	expect(outcomes.filter((s) => s === 'throttled')).toHaveLength(15);
 	expectThrottled(await client(130).signIn(email, password));
 });
 
 test('every failed sign-in is in the audit log with its IP and the e-mail attempted, never the password', async () => {
 	const { email } = account('initech');
 	const user = await User.findOne({ where: { email } });
-	expect((await client(50).signIn(email, 'Secret-Guess-One')).status).toBe(401);
-	expect((await client(51).signIn('Unknown.Person@Example.test', 'Secret-Guess-Two')).status).toBe(401);
-	expect((await client(52).signIn('a\0b@x.com', 'Secret-Guess-Three')).status).toBe(401);
+	expect(PageClient.signInOutcome(await client(50).signIn(email, 'Secret-Guess-One'))).toBe('refused');
+	expect(PageClient.signInOutcome(await client(51).signIn('Unknown.Person@Example.test', 'Secret-Guess-Two'))).toBe('refused');
+	expect(PageClient.signInOutcome(await client(52).signIn('a\0b@x.com', 'Secret-Guess-Three'))).toBe('refused');
 
 	const rows = await SignInAttempt.findAll({ order: [['createdAt', 'ASC']] });
 	expect(rows.map((r) => ({ email: r.email, ip: r.ip, outcome: r.outcome, userId: r.userId }))).toEqual([
@@ -122,11 +123,11 @@ test('a password hashed at an older, cheaper cost still signs in, and is rehashe
 	const old = scryptSync(password.normalize('NFKC'), salt, 64, { N: 2 ** 14, r: 8, p: 1 });
 	await User.update({ passwordHash: ['scrypt', 2 ** 14, 8, 1, salt.toString('base64'), old.toString('base64')].join('$') }, { where: { email } });
 
-	expect((await client(60).signIn(email, password)).status).toBe(303);
+	expect(PageClient.signInOutcome(await client(60).signIn(email, password))).toBe('signed-in');
 	const upgraded = (await User.findOne({ where: { email } }))!.passwordHash!;
 	expect(upgraded).toMatch(/^scrypt\$131072\$8\$1\$/);
-	expect((await client(61).signIn(email, password)).status).toBe(303);
-	expect((await client(62).signIn(email, 'not it')).status).toBe(401);
+	expect(PageClient.signInOutcome(await client(61).signIn(email, password))).toBe('signed-in');
+	expect(PageClient.signInOutcome(await client(62).signIn(email, 'not it'))).toBe('refused');
 });
 
 test('new passwords are hashed with scrypt N = 2^17', async () => {

@@ -48,6 +48,27 @@ export class PageClient {
 		return match[1];
 	}
 
+	/**
+	 * What a sign-in answered: `signed-in` (303 onwards, with a session cookie), `refused` (post/
+	 * redirect/get: 303 back to /login with the refusal's cookie and no session), `throttled` (429,
+	 * SPEC §14), or the status of anything else.
+	 */
+	static signInOutcome(answer: PageResponse): 'signed-in' | 'refused' | 'throttled' | number {
+		const cookies = [answer.headers['set-cookie'] ?? []].flat();
+		const location = String(answer.headers.location ?? '');
+		if (answer.status === 429) return 'throttled';
+		if (answer.status !== 303) return answer.status;
+		if (/^\/login(\?next=[^&]*)?$/.test(location) && cookies.some((c) => c.startsWith('lms.sign-in-refused=')) && !cookies.some((c) => c.startsWith('lms.sid='))) return 'refused';
+		if (!location.startsWith('/login') && cookies.some((c) => c.startsWith('lms.sid='))) return 'signed-in';
+		return answer.status;
+	}
+
+	/** A refused sign-in's page, fetched as the browser would after the redirect (it says why, once). */
+	async refusalPage(answer: PageResponse): Promise<PageResponse> {
+		if (PageClient.signInOutcome(answer) !== 'refused') throw new Error(`not a refused sign-in (status ${answer.status}, location ${String(answer.headers.location)})`);
+		return this.get(String(answer.headers.location));
+	}
+
 	/** GET /login, then submit the form as a person would. */
 	async signIn(email: string, password: string): Promise<PageResponse> {
 		const form = await this.get('/login');

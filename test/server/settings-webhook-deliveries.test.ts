@@ -33,7 +33,7 @@ afterAll(async () => {
 async function signedIn(organization: string): Promise<PageClient> {
 	const { email, password } = server.demo!.accounts.find((a) => a.organization === organization && a.role === 'super_admin')!;
 	const client = new PageClient(server.baseUrl);
-	expect((await client.signIn(email, password)).status).toBe(303);
+	expect(PageClient.signInOutcome(await client.signIn(email, password))).toBe('signed-in');
 	return client;
 }
 

@@ -36,7 +36,7 @@ const SCOPES = ['manage:webhooks', 'read:users'];
 async function signedIn(): Promise<PageClient> {
 	const { email, password } = server.demo!.accounts.find((a) => a.organization === 'acme' && a.role === 'super_admin')!;
 	const client = new PageClient(server.baseUrl);
-	expect((await client.signIn(email, password)).status).toBe(303);
+	expect(PageClient.signInOutcome(await client.signIn(email, password))).toBe('signed-in');
 	return client;
 }
 

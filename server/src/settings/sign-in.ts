@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { Op } from 'sequelize';
 
 import { printable } from '../common/text';
@@ -14,6 +14,36 @@ import type { Views } from './views';
 
 /** The same words whether the email is unknown or the password wrong. */
 const SIGN_IN_FAILED = 'Email or password is incorrect.';
+
+/**
+ * A refused sign-in is post/redirect/get like every other form: the browser is sent back to
+ * `/login`, whose page says why and shows the e-mail again, once, so Back and Reload never resend
+ * a password. Anonymous visits keep no session row (SPEC §14), and an e-mail has no place in an
+ * address (logs, history), so the refusal and the e-mail typed wait in a cookie of their own for
+ * the next page, which uses it up. The password is never kept.
+ */
+const REFUSED_COOKIE = 'lms.sign-in-refused';
+const REFUSED_MINUTES = 10;
+/** An e-mail is at most 254 characters; the cookie holds one, and nothing bigger is read. */
+const MAX_REFUSED_BYTES = 1400;
+
+function refusedCookie(req: Request) {
+	return { path: '/login', httpOnly: true, sameSite: 'lax' as const, secure: req.secure };
+}
+
+/** The sign-in refused just before, once (the cookie is cleared as it is read): the e-mail typed, or undefined. */
+function takeRefusal(req: Request, res: Response): { email: string } | undefined {
+	const raw = cookieValues(req, REFUSED_COOKIE)[0];
+	if (raw === undefined) return undefined;
+	res.clearCookie(REFUSED_COOKIE, refusedCookie(req));
+	if (raw.length > MAX_REFUSED_BYTES) return undefined;
+	try {
+		const { email } = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { email?: unknown };
+		return { email: typeof email === 'string' ? printable(email) : '' };
+	} catch {
+		return undefined;
+	}
+}
 
 function regenerate(req: Request): Promise<void> {
 	return new Promise((resolve, reject) => req.session.regenerate((err?: Error) => (err ? reject(err) : resolve())));
@@ -36,7 +66,14 @@ export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 
 	router.get('/login', (req, res) => {
 		if (res.locals.viewer) return res.redirect(303, safeNext(req.query.next));
-		return views.render(req, res, 'login.njk', { next: safeNext(req.query.next), email: '', passwordReset: req.query.reset === 'done', expired: expiredNotice(req.query.expired) });
+		const refused = takeRefusal(req, res);
+		return views.render(req, res, 'login.njk', {
+			next: safeNext(req.query.next),
+			email: refused?.email ?? '',
+			passwordReset: req.query.reset === 'done',
+			expired: expiredNotice(req.query.expired),
+			error: refused ? SIGN_IN_FAILED : undefined,
+		});
 	});
 
 	router.post('/login', async (req, res) => {
@@ -54,6 +91,7 @@ export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 			if (!(err instanceof SignInThrottled)) throw err;
 			throttled.inc({ limit: 'sign_in' });
 			res.setHeader('Retry-After', String(err.retryAfterSeconds));
+			// Answered here, not redirected: SPEC §14 has the sign-in page answer 429 with Retry-After.
 			return views.render(req, res, 'login.njk', { next, email: shownEmail, error: err.message }, 429);
 		}
 		// Only accounts with a password can sign in, and among them an e-mail is unique across
@@ -69,7 +107,11 @@ export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 		const valid = (await verifyPassword(password, user?.passwordHash ?? null)) && !password.includes('\0') && user?.status === 'active';
 		if (!user || !valid) {
 			await finishSignIn(attempt, 'failed', user);
-			return views.render(req, res, 'login.njk', { next, email: shownEmail, error: SIGN_IN_FAILED }, 401);
+			res.cookie(REFUSED_COOKIE, Buffer.from(JSON.stringify({ email: shownEmail.slice(0, 320) })).toString('base64url'), {
+				...refusedCookie(req),
+				maxAge: REFUSED_MINUTES * 60 * 1000,
+			});
+			return res.redirect(303, next === '/settings' ? '/login' : `/login?next=${encodeURIComponent(next)}`);
 		}
 		await finishSignIn(attempt, 'succeeded', user);
 		// The password is known right now and only now: the moment to bring an old hash up to today's cost.
@@ -78,6 +120,7 @@ export function signInRoutes(views: Views, devices: DeviceCookies): Router {
 		await regenerate(req);
 		req.session.userId = user.id;
 		clearSignInToken(req, res);
+		res.clearCookie(REFUSED_COOKIE, refusedCookie(req));
 		// This browser is now trusted for this account; it keeps the cookie after signing out.
 		res.cookie(DEVICE_COOKIE, devices.issue(attemptedEmail(email)), {
 			path: '/login',
