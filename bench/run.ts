@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name…]`: runs the named benchmarks, or all of them. Not part of npm test.
- *   api-overhead  scale  return-all  n8n-bulk  batch-write  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  scim-limit  pickers  groups
+ *   api-overhead  scale  return-all  n8n-bulk  n8n-rerun  batch-write  memory  events  webhooks  webhook-throughput  webhook-fairness  sign-in-storm  search  report  overdue  scim  scim-limit  pickers  groups
  */
 import { apiOverhead } from './api-overhead';
 import { batchWriteBench } from './batch-write';
@@ -8,7 +8,7 @@ import { eventsBench } from './events';
 import { groupsBench } from './groups';
 import { machineInfo } from './lib';
 import { memory } from './memory';
-import { n8nBulkBench } from './n8n-bulk';
+import { n8nBulkBench, n8nRerunBench } from './n8n-bulk';
 import { overdueBench } from './overdue';
 import { pickersBench } from './pickers';
 import { reportBench } from './report';
@@ -27,6 +27,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 	scale,
 	'return-all': returnAllBench,
 	'n8n-bulk': n8nBulkBench,
+	'n8n-rerun': n8nRerunBench,
 	'batch-write': batchWriteBench,
 	memory,
 	events: eventsBench,

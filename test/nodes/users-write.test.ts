@@ -158,7 +158,25 @@ describe('Create or Update', () => {
 		expect(run.items.map((item) => [item.json.name, item.json.email, item.pairedItem])).toEqual(people.map((p, i) => [p.name, p.email, { item: i }]));
 		for (const item of run.items.filter((_, i) => i % 10 === 0)) expect(item.json).toEqual((await api(`/users/${String(item.json.id)}`)).body);
 		expect(await User.count({ where: { organizationId, email: people.map((p) => p.email) } })).toBe(200);
-	});
+	}, 240_000);
+
+	it('by external ID on 200 items where half exist (a quarter changed): one lookup and one create batch per 100, a PATCH only for who changed', async () => {
+		// HR ids as HR systems write them, a comma in some: each is one value of the repeated filter.
+		const people = Array.from({ length: 200 }, (_, i) => ({ name: `HR Roster ${i}`, email: `hr-roster${i}@n8n-users.example`, hr: i % 3 === 0 ? `Dept ${i}, Site 2` : `EMP-${i}` }));
+		for (const [i, person] of people.entries()) {
+			if (i % 2 === 0) await api('/users', { method: 'POST', body: { name: person.name, email: i % 4 === 0 ? `old-${person.email}` : person.email, external_id: person.hr } });
+		}
+		const count = async () => [await server.requests({ route: '/api/v1/users', method: 'GET' }), await logged('/api/v1/users/batch'), await logged('/api/v1/users'), await server.requests({ route: '/api/v1/users/:id', method: 'PATCH' })];
+		const before = await count();
+		const run = await runNode(new LmsUsers(), upsert('externalId'), { ...as(), items: people, executionId: 'exec-hr-roster' });
+		expect(run.error).toBeUndefined();
+		const after = await count();
+		// Lookups, create batches, single creates, PATCHes (the 50 whose email HR changed).
+		expect(after.map((n, i) => n - before[i])).toEqual([2, 2, 0, 50]);
+		expect(run.items.map((item) => [item.json.email, item.json.external_id, item.pairedItem])).toEqual(people.map((p, i) => [p.email, p.hr, { item: i }]));
+		for (const item of run.items.filter((_, i) => i % 10 === 0)) expect(item.json).toEqual((await api(`/users/${String(item.json.id)}`)).body);
+		expect(await User.count({ where: { organizationId, externalId: people.map((p) => p.hr) } })).toBe(200);
+	}, 240_000);
 
 	it('by email, an existing admin is never passed off as updated: the item fails as its PATCH does', async () => {
 		const { body: admins } = await api('/users?role=admin&per_page=1');

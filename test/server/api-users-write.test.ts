@@ -193,6 +193,36 @@ describe('GET /api/v1/users filters', () => {
 	});
 });
 
+describe('GET /api/v1/users?external_id= repeated', () => {
+	test('up to 100 external ids, each its own parameter (a comma belongs to the id): the users holding any of them; the Link header repeats them', async () => {
+		const withComma = `${unique('Smith')}, J`;
+		const plain = unique('EMP');
+		const [a, b] = [(await newUser({ external_id: withComma })).body, (await newUser({ external_id: plain })).body];
+		const q = (ids: string[]) => ids.map((id) => `external_id=${encodeURIComponent(id)}`).join('&');
+		const reply = await call(server, `/api/v1/users?${q([withComma, 'nobody-here', plain])}&per_page=1`, { key: world.keys.all });
+		expect(reply.status).toBe(200);
+		expect(reply.body.pagination.total).toBe(2);
+		expect(reply.body.data).toHaveLength(1);
+		// The next page asks for the same ids, each still one parameter.
+		const next = /<([^>]+)>; rel="next"/.exec(reply.headers.get('link')!)![1];
+		expect(new URL(next).searchParams.getAll('external_id')).toEqual([withComma, 'nobody-here', plain]);
+		const both = await get(`/api/v1/users?${q([withComma, 'nobody-here', plain])}&per_page=100`);
+		expect(both.data.map((u: { id: string }) => u.id).sort()).toEqual([a.id, b.id].sort());
+		// Once, a value with a comma is that one id, never a list.
+		expect((await get(`/api/v1/users?external_id=${encodeURIComponent(withComma)}`)).data).toEqual([a]);
+		expect((await get(`/api/v1/users?${q(Array.from({ length: 99 }, (_, i) => `none-${i}`).concat(plain))}`)).data).toEqual([b]);
+
+		const tooMany = await call(server, `/api/v1/users?${q(Array.from({ length: 101 }, (_, i) => `none-${i}`))}`, { key: world.keys.all });
+		expectProblem(tooMany, 400, 'invalid_request');
+		expect(tooMany.body.errors).toEqual([expect.objectContaining({ param: 'external_id', message: expect.stringContaining('at most 100 times') })]);
+		const oneBad = await call(server, `/api/v1/users?external_id=ok&external_id=a%0Ab`, { key: world.keys.all });
+		expectProblem(oneBad, 400, 'invalid_request');
+		expect(oneBad.body.errors).toEqual([expect.objectContaining({ param: 'external_id' })]);
+		// Other parameters are still given once.
+		expect((await call(server, '/api/v1/users?role=student&role=student', { key: world.keys.all })).body.errors).toEqual([expect.objectContaining({ code: 'repeated_parameter' })]);
+	});
+});
+
 describe('PATCH /api/v1/users/{id}', () => {
 	test('changes fields: 200 with the record, one user.updated with the old values of what changed', async () => {
 		const user = (await newUser({ external_id: unique('old') })).body;

@@ -111,6 +111,8 @@ export async function lmsApiRequest(this: LmsFunctions, request: LmsRequest): Pr
 			baseURL,
 			url: request.endpoint,
 			qs: request.qs,
+			// A list in the query is the parameter repeated (users?external_id=a&external_id=b), as the LMS reads it.
+			arrayFormat: 'repeat',
 			body: request.body,
 			// The same key on every attempt: a repeat of a request whose answer was lost is answered
 			// from the first one.

@@ -80,11 +80,13 @@ interface Page {
 }
 
 /** `first`, `prev`, `next`, `last` (those that exist), absolute, keeping the caller's filters. */
-function linkHeader(req: Request, filters: Record<string, string>, { page, perPage }: Page, total: number): string {
+function linkHeader(req: Request, filters: Record<string, string | string[]>, { page, perPage }: Page, total: number): string {
 	const last = Math.max(1, Math.ceil(total / perPage));
 	const base = `${publicOrigin(req)}${req.baseUrl}${req.path}`;
+	// A repeated parameter (users' external_id) stays repeated, never joined into one value.
+	const kept = Object.entries(filters).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]));
 	const url = (p: number) => {
-		const query = new URLSearchParams({ ...filters, page: String(p), per_page: String(perPage) });
+		const query = new URLSearchParams([...kept, ['page', String(p)], ['per_page', String(perPage)]]);
 		return `<${base}?${query.toString()}>`;
 	};
 	const links = [`${url(1)}; rel="first"`];
@@ -129,7 +131,7 @@ export function listEndpoint<R, F extends Record<string, string>>(definition: Li
 			rows.forEach((row, i) => (items[i][name] = records.get(expansion.idOf(row)) ?? null));
 		}
 		const kept = { ...filters, ...(sort === undefined ? {} : { sort }), ...(expand === undefined ? {} : { expand }) };
-		res.setHeader('Link', linkHeader(req, kept as Record<string, string>, { page, perPage }, count));
+		res.setHeader('Link', linkHeader(req, kept as Record<string, string | string[]>, { page, perPage }, count));
 		res.json({ data: items, pagination: { page, per_page: perPage, total: count } });
 	};
 	return Object.assign(handler, { query: schema });

@@ -167,19 +167,39 @@ function queryRules(schema: QuerySchema): { rules: Map<string, QueryRule>; allow
 
 /**
  * Query strings are strict: every parameter must be one the endpoint names, and given once (a
- * parameter given twice arrives as an array from Express's simple parser). Each parameter is
+ * parameter given twice arrives as an array from Express's simple parser), except those made by
+ * repeatableParam. Each parameter is
  * checked by its own rule, which is all a flat query needs: an object schema over the query
  * would copy it and walk every named key on each request, the larger part of validating a list.
  * Problems are listed as for a body: repeated, then names JavaScript reserves, then the named
  * parameters in the schema's order, then other unknown names.
  */
+/** Rules made by repeatableParam: the one kind of parameter that may be given more than once. */
+const repeatable = new WeakSet<Joi.Schema>();
+
+/**
+ * A parameter that may be given up to `max` times (`external_id=a&external_id=b`), for values
+ * that may hold commas, so a comma list cannot carry them: once, it is `one`'s value; repeated,
+ * the handler gets the list (each value checked by `one`).
+ */
+export function repeatableParam(one: Joi.Schema, max: number, description: string): Joi.AlternativesSchema {
+	// Joi's schemas are immutable: the rule kept is the last one made, description included.
+	const rule = Joi.alternatives()
+		.try(one, Joi.array().items(one).max(max))
+		.messages({ 'array.max': `{{#label}} is given more than ${max} times: give it at most ${max} times in one request` })
+		.description(description);
+	repeatable.add(rule);
+	return rule;
+}
+
 export function parseQuery<T>(schema: QuerySchema, query: Record<string, unknown>): T {
 	const { rules, allowed } = queryRules(schema);
 	const repeated: FieldError[] = [];
 	const reserved: FieldError[] = [];
 	const unknown: FieldError[] = [];
+	const mayRepeat = (name: string) => Object.hasOwn(schema, name) && repeatable.has(schema[name]);
 	for (const name of Object.keys(query)) {
-		if (Array.isArray(query[name])) {
+		if (Array.isArray(query[name]) && !mayRepeat(name)) {
 			repeated.push({ param: name, code: 'repeated_parameter', message: `Give ${clip(name)} once; it appears more than once in the query string.` });
 		} else if (!rules.has(name)) {
 			(isReservedName(name) ? reserved : unknown).push(unknownEntry(name, 'query', allowed));
@@ -189,7 +209,7 @@ export function parseQuery<T>(schema: QuerySchema, query: Record<string, unknown
 	const parsed: Record<string, unknown> = {};
 	for (const [name, { check }] of rules) {
 		const value = Object.hasOwn(query, name) ? query[name] : undefined;
-		if (value === undefined || Array.isArray(value)) continue;
+		if (value === undefined || (Array.isArray(value) && !mayRepeat(name))) continue;
 		const result: Joi.ValidationResult<Record<string, unknown>> = check.validate({ [name]: value });
 		if (result.error) {
 			const detail = result.error.details[0];

@@ -2,7 +2,7 @@ import Joi from 'joi';
 
 import { counterFilter } from '../db/list-counts';
 import { listEndpoint } from '../http/list';
-import { idParam } from '../http/validate';
+import { idParam, repeatableParam } from '../http/validate';
 import { ownTextSearchPage } from '../search/pages';
 import { searchParam } from '../search/param';
 import { EMAIL_RULE, isEmailAddress } from './email';
@@ -14,6 +14,18 @@ import { serializeUser } from './serialize';
 
 /** How many addresses one `email=a,b,c` takes: a page's worth, so one request answers them all. */
 const MAX_EMAILS = 100;
+
+/**
+ * How many external ids one request takes, each as its own `external_id` parameter
+ * (`external_id=a&external_id=b`, OpenAPI's default for query arrays): an external id may hold
+ * commas, so a single value is always one exact id.
+ */
+const MAX_EXTERNAL_IDS = 100;
+
+const externalIdValue = Joi.string()
+	.max(EXTERNAL_ID_MAX_LENGTH)
+	.custom((value: string, helpers) => (isExternalId(value) ? value : helpers.error('string.externalId')))
+	.messages({ 'string.externalId': `{{#label}} must be ${EXTERNAL_ID_RULE}`, 'string.max': `{{#label}} must be ${EXTERNAL_ID_RULE}` });
 
 /** GET /api/v1/users, filtered by `email`, `role`, `status`, `external_id`, `group_id`, `department` and `search` (users/queries.ts). */
 export const listUsers = listEndpoint<UserRow, { email: string; role: string; status: string; external_id: string; group_id: string; department: string; search: string }>({
@@ -39,13 +51,11 @@ export const listUsers = listEndpoint<UserRow, { email: string; role: string; st
 		status: Joi.string()
 			.valid(...USER_STATUSES)
 			.description('Only users in this status.'),
-		external_id: Joi.string()
-			.max(EXTERNAL_ID_MAX_LENGTH)
-			.custom((value: string, helpers) => (isExternalId(value) ? value : helpers.error('string.externalId')))
-			.messages({ 'string.externalId': `{{#label}} must be ${EXTERNAL_ID_RULE}`, 'string.max': `{{#label}} must be ${EXTERNAL_ID_RULE}` })
-			.description(
-				'Exact external id (case and spaces count): the user your HR system or identity provider knows by it, if any. One index read on any size of organization.',
-			),
+		external_id: repeatableParam(
+			externalIdValue,
+			MAX_EXTERNAL_IDS,
+			`Exact external id (case and spaces count): the user your HR system or identity provider knows by it, if any. One index read on any size of organization. Repeated (\`external_id=a&external_id=b\`, up to ${MAX_EXTERNAL_IDS} times; an external id may hold commas, so there is no comma list): the users holding any of them, a roster matched in one request.`,
+		),
 		group_id: idParam('group').description("Only the group's members."),
 		department: Joi.string()
 			.max(PROFILE_MAX_LENGTH)

@@ -55,7 +55,8 @@ export interface UserFilters {
 	role?: string;
 	search?: string;
 	status?: string;
-	external_id?: string;
+	/** One id, or several when the parameter is repeated (users/list.ts bounds them). */
+	external_id?: string | string[];
 	group_id?: string;
 	department?: string;
 }
@@ -73,7 +74,8 @@ export function userConditions(where: Where, organizationId: string, { email, ro
 	where.equals('role', role);
 	where.equals('status', status);
 	// Exact and case-sensitive: an identity provider's id is opaque (users_org_external_id_unique).
-	where.equals('external_id', external_id);
+	if (Array.isArray(external_id)) where.and((...placeholders) => `external_id IN (${placeholders.join(', ')})`, ...external_id);
+	else where.equals('external_id', external_id);
 	// The identity provider's department (SPEC §21), ignoring case: "Sales" finds "sales".
 	where.equals('department_lower', department?.toLowerCase());
 	// A group's members (SPEC §20), read through group_members' primary key.

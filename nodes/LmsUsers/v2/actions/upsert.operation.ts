@@ -24,7 +24,7 @@ const properties: INodeProperties[] = [
 			{ name: 'External ID', value: 'externalId', description: 'The user with this external ID is updated, their email included' },
 		],
 		description:
-			'How an existing user is recognised. A new person is created as a student or instructor; a matched one gets the name, role and external ID given here (up to 100 items per request, matched in one lookup). Admins are changed in the LMS only. Needs write:users and read:users.',
+			'How an existing user is recognised. A new person is created as a student or instructor; a matched one gets the name, role and external ID (or, matched by external ID, email) given here; someone already so is output unchanged. Up to 100 items are matched in one lookup and the new ones created in one request. Admins are changed in the LMS only. Needs write:users and read:users.',
 	},
 	{ ...externalIdOption, required: true, displayOptions: { show: { matchBy: ['externalId'] } } },
 	emailField('The email address: created with it, or (matching by email) the user to update'),
@@ -86,22 +86,35 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return await createOrUpdate.call(this, { itemIndex, body: bodyOf.call(this, itemIndex) });
 }
 
-/** The fields Create or Update sets, as the API names them, and whether `user` already has each as `body` gives it. */
-function differs(user: IDataObject, body: IDataObject): boolean {
-	return Object.entries(body).some(([field, value]) => field !== 'email' && user[field] !== value);
-}
-
 /** Admins and super admins: never changed through the API, so never passed off as updated. */
 const PROTECTED_ROLES = new Set(['admin', 'super_admin']);
 
+/** How one lookup finds the people of many items: by email (any case) or by external ID (exact). */
+interface MatchKey {
+	/** The API's field, in a body and in a user. */
+	field: 'email' | 'external_id';
+	/** The form both sides are compared in. */
+	normal: (value: string) => string;
+	/** Values one lookup can carry (an email list is split on commas, so none with one). */
+	usable: (value: string) => boolean;
+	/** The list filter for these values. */
+	query: (values: string[]) => IDataObject;
+}
+
+const MATCH_KEYS: Record<string, MatchKey> = {
+	email: { field: 'email', normal: (value) => value.toLowerCase(), usable: (value) => !value.includes(','), query: (values) => ({ email: values.join(',') }) },
+	// An external ID may hold commas: the filter is repeated, one value each (external_id=a&external_id=b).
+	externalId: { field: 'external_id', normal: (value) => value, usable: () => true, query: (values) => ({ external_id: values }) },
+};
+
 /**
- * Matching by email, the people of up to 100 input items are looked up in one request
- * (`users?email=a,b,c`): someone who exists with the same fields is output as they are, someone
- * who exists with other fields is updated (one PATCH each), and the rest are created in one batch.
- * A roster re-run therefore costs about two requests per hundred people, not one per person. An
- * LMS without that filter (400) gets the create-first path.
+ * The people of up to 100 input items are looked up in one request (`users?email=a,b,c`, or
+ * `users?external_id=a&external_id=b`): someone who exists with the same fields is output as they
+ * are, someone who exists with other fields is updated (one PATCH each), and the rest are created
+ * in one batch. A roster re-run therefore costs about two requests per hundred people, not one
+ * per person. An LMS without that filter (400) gets the create-first path.
  */
-async function matchByEmail(this: IExecuteFunctions, itemIndexes: number[]): Promise<LmsItemOutcome[] | undefined> {
+async function matchInOneLookup(this: IExecuteFunctions, itemIndexes: number[], key: MatchKey): Promise<LmsItemOutcome[] | undefined> {
 	const outcomes: LmsItemOutcome[] = [];
 	const bodies = new Map<number, IDataObject>();
 	for (const [at, itemIndex] of itemIndexes.entries()) {
@@ -111,27 +124,28 @@ async function matchByEmail(this: IExecuteFunctions, itemIndexes: number[]): Pro
 			outcomes[at] = { error };
 		}
 	}
-	const emails = [...new Set([...bodies.values()].map((body) => String(body.email ?? '').toLowerCase()).filter((email) => email !== '' && !email.includes(',')))];
-	if (emails.length === 0) return undefined;
+	const keyOf = (record: IDataObject) => key.normal(String(record[key.field] ?? ''));
+	const values = [...new Set([...bodies.values()].map(keyOf).filter((value) => value !== '' && key.usable(value)))];
+	if (values.length === 0) return undefined;
 	let existing: IDataObject[];
 	try {
-		existing = await lmsApiList.call(this, '/users', { returnAll: false, limit: MAX_BATCH_ITEMS, qs: { email: emails.join(',') }, itemIndex: itemIndexes[0] });
+		existing = await lmsApiList.call(this, '/users', { returnAll: false, limit: MAX_BATCH_ITEMS, qs: key.query(values), itemIndex: itemIndexes[0] });
 	} catch {
 		// An LMS without the list filter (400), or a failure the create-first path meets and reports item by item.
 		return undefined;
 	}
-	const byEmail = new Map(existing.map((user) => [String(user.email).toLowerCase(), user]));
+	const byKey = new Map(existing.map((user) => [keyOf(user), user]));
 	const toCreate: number[] = [];
 	for (const [at, body] of bodies) {
 		const itemIndex = itemIndexes[at];
-		const user = byEmail.get(String(body.email ?? '').toLowerCase());
+		const user = byKey.get(keyOf(body));
+		// Matched by email, the email is what matched (in any case): it stays as the LMS has it.
+		const changes = key.field === 'email' ? Object.fromEntries(Object.entries(body).filter(([field]) => field !== 'email')) : body;
 		if (!user) {
 			toCreate.push(at);
-		} else if (!differs(user, body) && !PROTECTED_ROLES.has(String(user.role))) {
+		} else if (Object.entries(changes).every(([field, value]) => user[field] === value) && !PROTECTED_ROLES.has(String(user.role))) {
 			outcomes[at] = { records: user };
 		} else {
-			// The email is what matched (in any case): it stays as the LMS has it.
-			const changes = Object.fromEntries(Object.entries(body).filter(([field]) => field !== 'email'));
 			outcomes[at] = await outcomeOf.call(this, async () => await patchUser.call(this, String(user.id), changes, itemIndex), itemIndex);
 		}
 	}
@@ -147,6 +161,7 @@ const createOptions = { endpoint: '/users', label: 'a user', read: bodyOf, one: 
 export async function executeMany(this: IExecuteFunctions, itemIndexes: number[]): Promise<LmsItemOutcome[]> {
 	const matchBy = this.getNodeParameter('matchBy', itemIndexes[0], 'email') as string;
 	const sameMatch = itemIndexes.every((itemIndex) => this.getNodeParameter('matchBy', itemIndex, 'email') === matchBy);
-	const matched = matchBy === 'email' && sameMatch && itemIndexes.length > 1 ? await matchByEmail.call(this, itemIndexes) : undefined;
+	const key = MATCH_KEYS[matchBy];
+	const matched = key && sameMatch && itemIndexes.length > 1 ? await matchInOneLookup.call(this, itemIndexes, key) : undefined;
 	return matched ?? (await createInBatch.call(this, { ...createOptions, itemIndexes }));
 }
