@@ -5,7 +5,7 @@ import { QueryTypes, Sequelize, Transaction, type Options } from 'sequelize';
 
 import { PoolWatch } from './pool-watch';
 import { PreparedReads } from './prepared';
-import { sqliteDriver } from './sqlite-driver';
+import { closeIdleHandles, sqliteDriver } from './sqlite-driver';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -93,7 +93,7 @@ function tighten(path: string, mode: number): void {
  */
 export class Database {
 	readonly dialect: Dialect;
-	private readonly prepared: PreparedReads;
+	private readonly kept: PreparedReads;
 
 	/** Kept only to open a session outside the pool (sessionOutsidePool); never logged. */
 	readonly #url: string;
@@ -105,7 +105,7 @@ export class Database {
 		this.#url = url;
 		this.pool = pool;
 		this.dialect = sequelize.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
-		this.prepared = new PreparedReads(sequelize, this.dialect);
+		this.kept = new PreparedReads(sequelize, this.dialect);
 	}
 
 	/**
@@ -114,12 +114,22 @@ export class Database {
 	 * this way. It sees every transaction committed before it starts.
 	 */
 	read<R extends object>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-		return this.prepared.rows<R>(sql, params);
+		return this.kept.rows<R>(sql, params);
 	}
 
 	/** The rows a statement returns (SELECT, or RETURNING), inside `transaction` when given, through Sequelize's query. */
 	rows<R extends object>(sql: string, params: readonly unknown[] = [], transaction?: Transaction): Promise<R[]> {
 		return this.sequelize.query<R>(sql, { bind: params as unknown[], type: QueryTypes.SELECT, transaction });
+	}
+
+	/**
+	 * The rows of a statement inside a write transaction, run as a statement prepared once per
+	 * connection (prepared.ts) rather than parsed and planned again through Sequelize's query: for
+	 * the statements that run many times a second (the webhook worker's claim and outcomes, an
+	 * event's INSERT). Errors come back as the driver's, not as Sequelize's error classes.
+	 */
+	prepared<R extends object>(sql: string, params: readonly unknown[], transaction: Transaction): Promise<R[]> {
+		return this.kept.inTransaction<R>(sql, params, (transaction as unknown as { connection: unknown }).connection);
 	}
 
 	/** Runs a statement whose rows are not wanted (INSERT, UPDATE, DELETE). */
@@ -162,8 +172,9 @@ export class Database {
 	}
 
 	async close(): Promise<void> {
-		await this.prepared.close();
+		await this.kept.close();
 		await this.sequelize.close();
+		if (this.dialect === 'sqlite') await closeIdleHandles(sqliteFile(this.#url));
 	}
 }
 

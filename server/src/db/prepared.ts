@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import type sqlite3 from 'sqlite3';
 
 import type { Dialect } from './database';
+import type { SqliteHandle } from './sqlite-driver';
 
 /**
  * Database.read(): reads outside a transaction, run as prepared statements on a connection of
@@ -39,6 +40,23 @@ export class PreparedReads {
 		}
 	}
 
+	/**
+	 * The rows of a statement inside a write transaction, prepared once on the transaction's
+	 * connection and kept with it: on SQLite the handle keeps its statements from one transaction
+	 * to the next (sqlite-driver.ts), on PostgreSQL `pg` keeps its named statements per connection.
+	 */
+	async inTransaction<R>(sql: string, params: readonly unknown[], connection: unknown): Promise<R[]> {
+		if (this.dialect === 'postgres') return this.postgresRows<R>(connection as PgClient, sql, params);
+		const handle = connection as SqliteHandle;
+		let prepared = handle.statements.get(sql);
+		if (prepared === undefined) {
+			prepared = prepare(handle, sql);
+			prepared.catch(() => handle.statements.delete(sql));
+			handle.statements.set(sql, prepared);
+		}
+		return all<R>(await prepared, params);
+	}
+
 	/** Finalizes the SQLite statements: a connection with open statements cannot close. */
 	async close(): Promise<void> {
 		const statements = [...this.statements.values()].flatMap((prepared) => [...prepared.values()]);
@@ -52,10 +70,7 @@ export class PreparedReads {
 	}
 
 	private async sqliteRows<R>(connection: sqlite3.Database, sql: string, params: readonly unknown[]): Promise<R[]> {
-		const statement = await this.sqliteStatement(connection, sql);
-		return new Promise<R[]>((resolve, reject) => {
-			statement.all(params as unknown[], (error: Error | null, rows: R[]) => (error ? reject(error) : resolve(rows)));
-		});
+		return all<R>(await this.sqliteStatement(connection, sql), params);
 	}
 
 	private sqliteStatement(connection: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
@@ -63,9 +78,7 @@ export class PreparedReads {
 		if (statements === undefined) this.statements.set(connection, (statements = new Map<string, Promise<sqlite3.Statement>>()));
 		let prepared = statements.get(sql);
 		if (prepared === undefined) {
-			prepared = new Promise<sqlite3.Statement>((resolve, reject) => {
-				const statement = connection.prepare(sql.replace(/\$(\d+)/g, '?$1'), (error: Error | null) => (error ? reject(error) : resolve(statement)));
-			});
+			prepared = prepare(connection, sql);
 			// A statement that failed to prepare (bad SQL) is not kept: the next call reports it again.
 			prepared.catch(() => statements.delete(sql));
 			statements.set(sql, prepared);
@@ -79,6 +92,19 @@ export class PreparedReads {
 		const result = await client.query({ name, text: sql, values: params as unknown[] });
 		return result.rows as R[];
 	}
+}
+
+/** `$n` becomes `?n`: in SQLite `$1` is a parameter *name*, bound by order of first appearance, not by number. */
+function prepare(connection: sqlite3.Database, sql: string): Promise<sqlite3.Statement> {
+	return new Promise<sqlite3.Statement>((resolve, reject) => {
+		const statement = connection.prepare(sql.replace(/\$(\d+)/g, '?$1'), (error: Error | null) => (error ? reject(error) : resolve(statement)));
+	});
+}
+
+function all<R>(statement: sqlite3.Statement, params: readonly unknown[]): Promise<R[]> {
+	return new Promise<R[]>((resolve, reject) => {
+		statement.all(params as unknown[], (error: Error | null, rows: R[]) => (error ? reject(error) : resolve(rows)));
+	});
 }
 
 /** What this file uses of a `pg` client (Sequelize's pooled PostgreSQL connection). */
