@@ -135,6 +135,17 @@ export function noteOutcomes(db: Database): string {
 /** Whether anything is due at $1: the worker's cheap read before it takes a write lock. */
 export const due = (db: Database) => `SELECT 1 AS due FROM webhook_deliveries WHERE ${dueRows(db)} LIMIT 1`;
 
+/**
+ * The endpoints of a claim by id ($1: a JSON array of ids), whatever their status, with what the
+ * worker needs to send (URL, subscriptions, sealed secrets, run of failures) and their owner key's
+ * status, expiry and scopes as they are now: one read for the whole claim, no model instances.
+ */
+export const CLAIM_ENDPOINTS = (db: Database) => `SELECT e.id, e.url, e.events, e.status, e.secret, e.previous_secret,
+		${db.isoText('e.previous_secret_until')} AS previous_secret_until, ${db.isoText('e.failing_since')} AS failing_since, e.api_key_id,
+		k.status AS key_status, k.scopes AS key_scopes, ${db.isoText('k.expires_at')} AS key_expires_at
+	FROM webhook_endpoints e LEFT JOIN api_keys k ON k.id = e.api_key_id
+	WHERE e.id IN (${jsonList(db, '$1')})`;
+
 /** Events by id ($1: a JSON array of ids), as the feed would show them but without the feed's hold-back (the worker's deliveries committed with them). */
 export const EVENTS_BY_ID = (db: Database) => `SELECT ${EVENT_COLUMNS(db)} FROM events WHERE id IN (${jsonList(db, '$1')})`;
 

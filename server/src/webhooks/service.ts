@@ -1,6 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 
-import { ApiKey, type AuditAction, type Scope } from '../api-keys/model';
+import { ApiKey, type AuditAction } from '../api-keys/model';
 import { writeAudit, type Actor, type Origin } from '../api-keys/audit';
 import { AuthError } from '../api-keys/errors';
 import { newId, randomBase62 } from '../common/ids';
@@ -177,25 +177,3 @@ export function listEndpoints(organizationId: string): Promise<WebhookEndpoint[]
 	});
 }
 
-export interface OwnerScopes {
-	active: boolean;
-	scopes: Scope[];
-}
-
-/**
- * The scopes of endpoints' keys now, by key id (one read for the worker's whole claim). A key
- * past its expiry date is no longer active: it reaches nothing through its endpoints, as it
- * reaches nothing through the API. An endpoint without a key (older than owner keys, or added on
- * the settings page) has no entry: it is sent what it subscribes to.
- */
-export async function ownerScopes(apiKeyIds: readonly string[]): Promise<Map<string, OwnerScopes>> {
-	const ids = [...new Set(apiKeyIds)];
-	const keys = ids.length === 0 ? [] : await ApiKey.findAll({ where: { id: ids }, attributes: ['id', 'status', 'scopes', 'expiresAt'] });
-	const found = new Map(keys.map((k) => [k.id, k]));
-	return new Map(
-		ids.map((id) => {
-			const key = found.get(id);
-			return [id, { active: key?.status === 'active' && !key.isExpired(), scopes: key?.scopeList ?? [] }];
-		}),
-	);
-}
