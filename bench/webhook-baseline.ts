@@ -107,7 +107,7 @@ async function main(): Promise<void> {
 		else void flush();
 	};
 
-	const send = (row: Row, body: string): void => {
+	const send = (row: Row, body: string, again = true): void => {
 		const endpoint = endpoints.get(String(row.endpoint_id))!;
 		const sentAt = new Date();
 		const t = Math.floor(sentAt.getTime() / 1000);
@@ -137,8 +137,10 @@ async function main(): Promise<void> {
 				void claim();
 			});
 		});
-		request.on('error', (err) => {
-			throw err;
+		request.on('error', (err: NodeJS.ErrnoException) => {
+			// A kept socket the receiver closed as it was reused: sent again once on a new one, as the server's send.ts does.
+			if (again && request.reusedSocket && err.code === 'ECONNRESET') send(row, body, false);
+			else throw err;
 		});
 		request.end(body);
 	};
