@@ -6,7 +6,7 @@ import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 
 import type { Config } from './config';
-import { connect, migrate as applyMigrations, type Database } from './db';
+import { connect, DatabaseFileError, migrate as applyMigrations, type Database } from './db';
 import { createApp } from './http/app';
 import { createLogger } from './http/logging';
 import { startJobs } from './jobs/start';
@@ -84,11 +84,21 @@ export function warnOfOpenWebhooks(config: Config, logger: Logger): void {
 	);
 }
 
+/** A database the server cannot open (a folder it cannot make, a refused connection): the operator's to fix. */
+class DatabaseUnavailableError extends Error {
+	/** Checked by `code`, as the socket errors are, so the CLI need not load the web layer. */
+	readonly code = 'DATABASE_UNAVAILABLE';
+}
+
 /** The network half of the server: database, migrations, the app, a listening socket. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
 	const { config } = options;
 	const logger = options.logger ?? createLogger(config);
-	const db = await connect({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax });
+	// The URL may hold a password: the line names the variable, never the value.
+	const db = await connect({ databaseUrl: config.databaseUrl, poolMax: config.databasePoolMax }).catch((err: unknown) => {
+		if (err instanceof DatabaseFileError) throw err;
+		throw new DatabaseUnavailableError(`cannot open the database named by DATABASE_URL: ${err instanceof Error ? err.message : String(err)}`);
+	});
 	if (options.migrate !== false) await applyMigrations(db);
 	// Plaintext signing secrets (before migration 0015) and those of a previous SEALING_SECRET.
 	if (options.migrate !== false) await sealWebhookSecrets(config.webhooks, logger);

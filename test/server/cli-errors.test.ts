@@ -19,17 +19,18 @@ describe('lms-server errors', () => {
 	});
 	afterAll(() => db.remove());
 
+	// A bad value on the command line exits 2; a well-formed command the database refuses exits 1.
 	it.each([
-		['an unknown organization', ['--org', 'nope', '--label', 'L', '--scopes', 'read:users'], /No organization with slug "nope"/],
-		['a business-plan organization', ['--org', 'initech', '--label', 'L', '--scopes', 'read:users'], /Enterprise plan only/],
-		['no scopes', ['--org', 'acme', '--label', 'L'], /Select at least one scope/],
-		['an empty scope list', ['--org', 'acme', '--label', 'L', '--scopes', ','], /Select at least one scope/],
-		['an unknown scope', ['--org', 'acme', '--label', 'L', '--scopes', 'read:users,admin:all'], /Unknown scope admin:all/],
-		['no label', ['--org', 'acme', '--scopes', 'read:users'], /label of 1 to 100 characters/],
-		['a blank label', ['--org', 'acme', '--label', '   ', '--scopes', 'read:users'], /label of 1 to 100 characters/],
-		['a label over 100 characters', ['--org', 'acme', '--label', 'x'.repeat(101), '--scopes', 'read:users'], /label of 1 to 100 characters/],
-	])('keys create refuses %s', async (_case, args, message) => {
-		expectOneLineError(await cli(['keys', 'create', ...args, '--json']), message);
+		['an unknown organization', ['--org', 'nope', '--label', 'L', '--scopes', 'read:users'], /No organization with slug "nope"/, 1],
+		['a business-plan organization', ['--org', 'initech', '--label', 'L', '--scopes', 'read:users'], /Enterprise plan only/, 1],
+		['no scopes', ['--org', 'acme', '--label', 'L'], /Select at least one scope/, 2],
+		['an empty scope list', ['--org', 'acme', '--label', 'L', '--scopes', ','], /Select at least one scope/, 2],
+		['an unknown scope', ['--org', 'acme', '--label', 'L', '--scopes', 'read:users,admin:all'], /Unknown scope admin:all/, 2],
+		['no label', ['--org', 'acme', '--scopes', 'read:users'], /label of 1 to 100 characters/, 2],
+		['a blank label', ['--org', 'acme', '--label', '   ', '--scopes', 'read:users'], /label of 1 to 100 characters/, 2],
+		['a label over 100 characters', ['--org', 'acme', '--label', 'x'.repeat(101), '--scopes', 'read:users'], /label of 1 to 100 characters/, 2],
+	])('keys create refuses %s', async (_case, args, message, code) => {
+		expectOneLineError(await cli(['keys', 'create', ...args, '--json']), message, code);
 	});
 
 	it('keys rotate and revoke refuse an unknown id', async () => {
@@ -78,7 +79,7 @@ describe('lms-server errors', () => {
 	});
 
 	it('seed without --demo says what to do', async () => {
-		expectOneLineError(await cli(['seed']), /pass --demo/);
+		expectOneLineError(await cli(['seed']), /pass --demo/, 2);
 	});
 
 	it('--help prints usage and exits 0', async () => {

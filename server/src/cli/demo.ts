@@ -3,13 +3,13 @@ import type { Command } from 'commander';
 import { activityRound } from '../demo/activity';
 import { findOrganization } from '../organizations/service';
 import { withDatabase } from './context';
-import { CliError, printLines } from './output';
+import { printLines, UsageError } from './output';
 
 /** `10s`, `500ms`, `2m` or plain seconds → milliseconds (at least 100 ms). */
 function parseInterval(value: string): number {
 	const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
 	const ms = match ? Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm'] : NaN;
-	if (!(ms >= 100 && ms <= 86_400_000)) throw new CliError(`--every must be a duration such as 10s, 500ms or 2m (100ms to 24h), not "${value}".`);
+	if (!(ms >= 100 && ms <= 86_400_000)) throw new UsageError(`--every must be a duration such as 10s, 500ms or 2m (100ms to 24h), not "${value}".`);
 	return ms;
 }
 
@@ -25,7 +25,7 @@ export function registerDemo(program: Command): void {
 		.action((opts: { org: string; every: string; rounds?: string }) => {
 			const every = parseInterval(opts.every);
 			const rounds = opts.rounds === undefined ? Infinity : Number(opts.rounds);
-			if (!(Number.isInteger(rounds) || rounds === Infinity) || rounds < 1) throw new CliError(`--rounds must be a whole number of 1 or more, not "${opts.rounds}".`);
+			if (!(Number.isInteger(rounds) || rounds === Infinity) || rounds < 1) throw new UsageError(`--rounds must be a whole number of 1 or more, not "${opts.rounds}".`);
 			return withDatabase(async () => {
 				const org = await findOrganization(opts.org);
 				let stopping = false;

@@ -7,20 +7,20 @@ import { serializeEnrollment } from '../enrollments/serialize';
 import { isDateTime } from '../common/time';
 import { findOrganization } from '../organizations/service';
 import { withDatabase } from './context';
-import { CliError, printJson, printLines } from './output';
+import { printJson, printLines, UsageError } from './output';
 
 /** `--status`: the API's three, plus `expired`, which only the platform (the operator) sets. */
 function parseStatus(value: string | undefined): EnrollmentStatus | undefined {
 	if (value === undefined) return undefined;
 	if (!(ENROLLMENT_STATUSES as readonly string[]).includes(value)) {
-		throw new CliError(`unknown status "${value}": choose from ${ENROLLMENT_STATUSES.join(', ')}.`);
+		throw new UsageError(`unknown status "${value}": choose from ${ENROLLMENT_STATUSES.join(', ')}.`);
 	}
 	return value as EnrollmentStatus;
 }
 
 function parseProgress(value: string | undefined): number | undefined {
 	if (value === undefined) return undefined;
-	if (!/^\d{1,3}$/.test(value) || Number(value) > 100) throw new CliError(`--progress must be an integer from 0 to 100, not "${value}".`);
+	if (!/^\d{1,3}$/.test(value) || Number(value) > 100) throw new UsageError(`--progress must be an integer from 0 to 100, not "${value}".`);
 	return Number(value);
 }
 
@@ -29,7 +29,7 @@ function parseDue(value: string | undefined): Date | null | undefined {
 	if (value === undefined) return undefined;
 	if (value === 'none') return null;
 	if (!isDateTime(value)) {
-		throw new CliError(`--due must be an ISO 8601 date-time with an offset, such as 2026-12-31T17:00:00Z, or none; not "${value}".`);
+		throw new UsageError(`--due must be an ISO 8601 date-time with an offset, such as 2026-12-31T17:00:00Z, or none; not "${value}".`);
 	}
 	return new Date(value);
 }
@@ -73,7 +73,7 @@ export function registerEnrollments(program: Command): void {
 		.action((id: string, opts: { status?: string; progress?: string; due?: string; json?: boolean }) => {
 			const change: EnrollmentChange = { status: parseStatus(opts.status), progress: parseProgress(opts.progress), dueAt: parseDue(opts.due) };
 			if (change.status === undefined && change.progress === undefined && change.dueAt === undefined) {
-				throw new CliError('nothing to change: give --status, --progress, --due or several.');
+				throw new UsageError('nothing to change: give --status, --progress, --due or several.');
 			}
 			return withDatabase(async () => {
 				const enrollment = await changeEnrollment(undefined, id, change);

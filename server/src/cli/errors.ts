@@ -6,15 +6,25 @@ import { ConfigError } from '../config';
 import { DatabaseFileError } from '../db/database';
 import { escapeControlCharacters } from '../common/text';
 import { scrubSecrets } from '../http/logging';
-import { CliError } from './output';
+import { CliError, UsageError } from './output';
 
 const USAGE_EXIT = 2;
 const FAILURE_EXIT = 1;
 
 /**
- * Turns whatever a command threw into one line on stderr and an exit status. Operator
- * mistakes are expected and get their own sentence; only a bug shows a stack, and only when
- * LOG_LEVEL asks for it.
+ * A rule broken by a value given on the command line alone, whatever the database holds: a
+ * malformed e-mail, label, scope list, plan, role, expiry, URL, event type, password. The other
+ * rules are about the state (not found, taken, plan, a transition) and are runtime failures.
+ */
+function badValue(err: RuleError): boolean {
+	return (err.code.startsWith('invalid_') && err.code !== 'invalid_transition') || ['unknown_event', 'weak_password', 'too_many_members', 'role_not_allowed'].includes(err.code);
+}
+
+/**
+ * Turns whatever a command threw into one line on stderr and an exit status: 2 for a command
+ * line no database would accept (commander's usage errors, UsageError, a rule about a value), 1
+ * for everything else. Operator mistakes are expected and get their own sentence; only a bug
+ * shows a stack, and only when LOG_LEVEL asks for it.
  */
 export function reportError(err: unknown): number {
 	if (err instanceof CommanderError) {
@@ -39,5 +49,5 @@ export function reportError(err: unknown): number {
 	// Messages may quote what is stored (a key's label): never let it drive the terminal.
 	line = escapeControlCharacters(line) + stack;
 	process.stderr.write(`lms-server: ${scrubSecrets(line)}\n`);
-	return FAILURE_EXIT;
+	return err instanceof UsageError || (err instanceof RuleError && badValue(err)) ? USAGE_EXIT : FAILURE_EXIT;
 }

@@ -11,13 +11,8 @@ import { serializeGroup } from '../groups/serialize';
 import { createGroup } from '../groups/write';
 import { findOrganization } from '../organizations/service';
 import { withDatabase } from './context';
-import { CliError, printJson, printLines, printList } from './output';
-
-const limitOf = (text: string): number => {
-	const limit = Number(text);
-	if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new CliError(`--limit must be a whole number from 1 to 10000, not "${text}".`);
-	return limit;
-};
+import { limitOption } from './option-values';
+import { CliError, printJson, printLines, printList, UsageError } from './output';
 
 /** The group a command names by id or by name, in the organization. */
 async function groupNamed(organizationId: string, slug: string, idOrName: string) {
@@ -37,12 +32,12 @@ export function registerGroups(program: Command): void {
 		.command('list')
 		.description("list an organization's groups by name")
 		.requiredOption('--org <slug>', 'organization slug')
-		.option('--limit <n>', 'at most this many (1–10000)', '100')
+		.option('--limit <n>', 'at most this many (1–10000)', limitOption, 100)
 		.option('--json', 'print them as a JSON array')
-		.action((opts: { org: string; limit: string; json?: boolean }) =>
+		.action((opts: { org: string; limit: number; json?: boolean }) =>
 			withDatabase(async () => {
 				const organization = await findOrganization(opts.org);
-				const found = await groupsOf(organization.id, limitOf(opts.limit));
+				const found = await groupsOf(organization.id, opts.limit);
 				printList(found, {
 					json: opts.json,
 					toJson: serializeGroup,
@@ -98,13 +93,13 @@ export function registerGroups(program: Command): void {
 		.description("list an organization's assignments, oldest first")
 		.requiredOption('--org <slug>', 'organization slug')
 		.option('--group <group>', 'only this group (id or name)')
-		.option('--limit <n>', 'at most this many (1–10000)', '100')
+		.option('--limit <n>', 'at most this many (1–10000)', limitOption, 100)
 		.option('--json', 'print them as a JSON array')
-		.action((opts: { org: string; group?: string; limit: string; json?: boolean }) =>
+		.action((opts: { org: string; group?: string; limit: number; json?: boolean }) =>
 			withDatabase(async () => {
 				const organization = await findOrganization(opts.org);
 				const group = opts.group === undefined ? undefined : await groupNamed(organization.id, organization.slug, opts.group);
-				const found = await assignmentsOf(organization.id, group?.id, limitOf(opts.limit));
+				const found = await assignmentsOf(organization.id, group?.id, opts.limit);
 				printList(found, {
 					json: opts.json,
 					toJson: serializeAssignment,
@@ -126,10 +121,10 @@ export function registerGroups(program: Command): void {
 		.option('--json', 'print the assignment as JSON')
 		.action((opts: { org: string; group: string; course: string; dueInDays?: string; onRemoval: OnRemoval; json?: boolean }) =>
 			withDatabase(async () => {
+				const dueInDays = opts.dueInDays === undefined ? null : Number(opts.dueInDays);
+				if (dueInDays !== null && !/^\d+$/.test(opts.dueInDays!)) throw new UsageError(`--due-in-days must be a whole number from 1 to 3650, not "${opts.dueInDays}".`);
 				const organization = await findOrganization(opts.org);
 				const group = await groupNamed(organization.id, organization.slug, opts.group);
-				const dueInDays = opts.dueInDays === undefined ? null : Number(opts.dueInDays);
-				if (dueInDays !== null && !/^\d+$/.test(opts.dueInDays!)) throw new CliError(`--due-in-days must be a whole number from 1 to 3650, not "${opts.dueInDays}".`);
 				const assignment = await createAssignment(organization.id, { groupId: group.id, courseId: opts.course, dueInDays, onRemoval: opts.onRemoval });
 				if (opts.json) return printJson(serializeAssignment(assignment));
 				printLines(`Assigned ${assignment.courseId} to ${group.name} (${assignment.id}); a running server enrolls its students in the background.`);

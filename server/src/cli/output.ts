@@ -9,6 +9,18 @@ export class CliError extends Error {
 }
 
 /**
+ * A command line no state of the database would accept: an option's value that is malformed, a
+ * missing or conflicting option. It exits 2, as commander's own usage errors do; every other
+ * failure exits 1 (cli/errors.ts).
+ */
+export class UsageError extends CliError {
+	constructor(message: string) {
+		super(message);
+		this.name = 'UsageError';
+	}
+}
+
+/**
  * `--json` output: exactly one document on stdout, so `| jq` always works. JSON.stringify
  * escapes C0 controls but leaves DEL, the C1 controls and bidi overrides raw; they can only sit
  * inside strings, where the \u form means the same.

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 
 import { seedDemo, type DemoResult } from '../demo/seed';
 import { withDatabase } from './context';
-import { CliError, printJson, printLines, printTable, type Print } from './output';
+import { UsageError, printJson, printLines, printTable, type Print } from './output';
 
 /** The human form of DemoResult; `start --demo` prints the same thing (to stderr). */
 export function printDemo(demo: DemoResult, print: Print = printLines): void {
@@ -26,7 +26,7 @@ export function registerSeed(program: Command): void {
 		.option('--json', 'print what was created as JSON')
 		.action((opts: { demo?: boolean; json?: boolean }) => {
 			// Only one kind of seed exists; the flag keeps a bare `seed` from loading fake people by accident.
-			if (!opts.demo) throw new CliError('nothing to seed: pass --demo to load the demo organizations.');
+			if (!opts.demo) throw new UsageError('nothing to seed: pass --demo to load the demo organizations.');
 			return withDatabase(async () => {
 				const demo = await seedDemo();
 				if (opts.json) printJson(demo);

@@ -113,7 +113,7 @@ export function registerStart(program: Command): void {
 			// With --demo the migrations already ran above; the server need not check again.
 			const server = await startServer({ config, logger, migrate: opts.migrate && !opts.demo }).catch((err: unknown) => {
 				const code = (err as { code?: unknown }).code;
-				if (code === 'LIMIT_STORE_UNAVAILABLE') throw new CliError((err as Error).message);
+				if (code === 'LIMIT_STORE_UNAVAILABLE' || code === 'DATABASE_UNAVAILABLE') throw new CliError((err as Error).message);
 				if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
 					throw new CliError(`cannot listen on ${config.host}:${config.port} (${String(code)}): choose another PORT or HOST.`);
 				}

@@ -7,7 +7,8 @@ import { rosterOf } from '../users/roster';
 import { serializeUser } from '../users/serialize';
 import { createUser, needsPassword, normaliseRole } from '../users/service';
 import { withDatabase } from './context';
-import { CliError, printJson, printLines, printList } from './output';
+import { limitOption } from './option-values';
+import { CliError, printJson, printLines, printList, UsageError } from './output';
 import { readPassword } from './password-input';
 import { registerPasswordCommands } from './passwords';
 
@@ -25,14 +26,12 @@ export function registerUsers(program: Command): void {
 		.requiredOption('--org <slug>', 'organization slug')
 		.addOption(new Option('--role <role>', 'only this role').choices(ROLES))
 		.addOption(new Option('--status <status>', 'only this status').choices(USER_STATUSES))
-		.option('--limit <n>', 'at most this many (1–10000)', '100')
+		.option('--limit <n>', 'at most this many (1–10000)', limitOption, 100)
 		.option('--json', 'print them as a JSON array')
-		.action((opts: { org: string; role?: Role; status?: UserStatus; limit: string; json?: boolean }) =>
+		.action((opts: { org: string; role?: Role; status?: UserStatus; limit: number; json?: boolean }) =>
 			withDatabase(async () => {
-				const limit = Number(opts.limit);
-				if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new CliError(`--limit must be a whole number from 1 to 10000, not "${opts.limit}".`);
 				const organization = await findOrganization(opts.org);
-				const { users: found, total } = await rosterOf(organization.id, { role: opts.role, status: opts.status, limit });
+				const { users: found, total } = await rosterOf(organization.id, { role: opts.role, status: opts.status, limit: opts.limit });
 				printList(found, {
 					json: opts.json,
 					toJson: (user) => userJson(user, organization.slug),
@@ -81,10 +80,10 @@ export function registerUsers(program: Command): void {
 		.option('--clear-external-id', 'remove the external id')
 		.option('--json', 'print the user as JSON')
 		.action((id: string, opts: { name?: string; email?: string; role?: string; externalId?: string; clearExternalId?: boolean; json?: boolean }) => {
-			if (opts.externalId !== undefined && opts.clearExternalId) throw new CliError('give --external-id or --clear-external-id, not both.');
+			if (opts.externalId !== undefined && opts.clearExternalId) throw new UsageError('give --external-id or --clear-external-id, not both.');
 			const change: UserChange = { name: opts.name, email: opts.email, role: opts.role, externalId: opts.clearExternalId ? null : opts.externalId };
 			if (Object.values(change).every((v) => v === undefined)) {
-				throw new CliError('nothing to change: give --name, --email, --role, --external-id or --clear-external-id.');
+				throw new UsageError('nothing to change: give --name, --email, --role, --external-id or --clear-external-id.');
 			}
 			return run(id, change, opts.json, (user) => `Updated ${user.role} ${user.email} (${user.id}).`);
 		});
