@@ -44,7 +44,6 @@ class Handle extends sqlite3.Database {
 				this.configure('busyTimeout', 5000);
 				this.run('PRAGMA cache_size = -65536');
 				this.run('PRAGMA synchronous = NORMAL');
-				this.run('PRAGMA synchronous = NORMAL');
 			}
 			callback?.(err);
 		});
