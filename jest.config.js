@@ -17,6 +17,7 @@ const UNIT = [
 	'<rootDir>/test/nodes/transport.test.ts',
 	'<rootDir>/test/nodes/trigger-v2-edges.test.ts',
 	'<rootDir>/test/nodes/v2.test.ts',
+	'<rootDir>/test/server/import-circles.test.ts',
 	'<rootDir>/test/server/jobs.test.ts',
 	'<rootDir>/test/server/trust-proxy.test.ts',
 ];

@@ -1,6 +1,6 @@
 import type { Timestamp } from '../common/time';
 import type { Database } from './database';
-import { database } from './index';
+import { database } from './current';
 import type { Where } from './where';
 import type { Scope } from '../api-keys/model';
 

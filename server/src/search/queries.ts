@@ -1,4 +1,4 @@
-import { database } from '../db';
+import { database } from '../db/current';
 import { orderOf, type Table } from '../db/table';
 import type { SearchKind } from './words';
 

@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 
-import { database } from '../db';
+import { database } from '../db/current';
 
 import { hasControlCharacters } from '../common/text';
 import type { Where } from '../db/where';
