@@ -311,8 +311,9 @@ describe('enrollment.overdue from the sweep', () => {
 		// One pass (one `now`), each event in its enrollment's organization; ids count each
 		// organization's own events (events/ids.ts), so within each they ascend with the deadlines.
 		expect(new Set(events.map((e) => e.createdAt)).size).toBe(1);
+		const organizationOf = rows.map((r) => r.organizationId);
 		for (const organizationId of [world.acme.id, world.globex.id]) {
-			const mine = ids.filter((_, k) => rows[k].organizationId === organizationId);
+			const mine = ids.filter((_, k) => organizationOf[k] === organizationId);
 			expect(events.filter((e) => e.organizationId === organizationId).map((e) => e.of)).toEqual(mine);
 		}
 		expect(events).toHaveLength(ids.length);

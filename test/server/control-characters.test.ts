@@ -28,8 +28,9 @@ const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
 let server: TestServer;
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { env: { DATABASE_URL: server.databaseUrl, ...env } });
 
-function expectRefused(result: CliResult, message: RegExp): void {
-	expect(result.code).toBe(1);
+/** Refused with one clean line; `code` 2 for a bad option value, 1 for a runtime failure (docs/operating.md). */
+function expectRefused(result: CliResult, message: RegExp, code = 2): void {
+	expect(result.code).toBe(code);
 	expect(result.stdout).toBe('');
 	expect(result.stderr).toMatch(/^lms-server: [^\n]+\n$/);
 	expect(result.stderr).toMatch(message);
@@ -77,7 +78,7 @@ describe('key labels', () => {
 
 		// A rule error that quotes the label is escaped too.
 		const again = await cli(['keys', 'revoke', replacement]);
-		expectRefused(again, /already revoked/);
+		expectRefused(again, /already revoked/, 1);
 	});
 });
 

@@ -84,7 +84,8 @@ describe('choosing an expiry at creation', () => {
 	])('`--expires %s` is refused with a sentence that says what to give, and no key is made', async (value, why) => {
 		const before = await ApiKey.count();
 		const result = await cli('keys', 'create', '--org', 'acme', '--label', 'Refused', '--scopes', 'read:users', '--expires', value, '--json');
-		expect(result.code).toBe(1);
+		// A bad option value: a usage error (docs/operating.md, exit statuses).
+		expect(result.code).toBe(2);
 		expect(result.stdout).toBe('');
 		expect(result.stderr).toBe(
 			`lms-server: ${why} Give a number of days (1–3650), a date such as 2026-12-31, or a date-time such as 2026-12-31T17:00:00Z; or leave it empty for a key that never expires.\n`,

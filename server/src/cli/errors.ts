@@ -13,11 +13,12 @@ const FAILURE_EXIT = 1;
 
 /**
  * A rule broken by a value given on the command line alone, whatever the database holds: a
- * malformed e-mail, label, scope list, plan, role, expiry, URL, event type, password. The other
- * rules are about the state (not found, taken, plan, a transition) and are runtime failures.
+ * malformed e-mail, label, scope list, plan, role, expiry, URL, event type. The other rules are
+ * about the state (not found, taken, plan, a transition) or about what was typed at a prompt or
+ * piped in (a weak password: never an option) and are runtime failures.
  */
 function badValue(err: RuleError): boolean {
-	return (err.code.startsWith('invalid_') && err.code !== 'invalid_transition') || ['unknown_event', 'weak_password', 'too_many_members', 'role_not_allowed'].includes(err.code);
+	return (err.code.startsWith('invalid_') && err.code !== 'invalid_transition') || ['unknown_event', 'too_many_members', 'role_not_allowed'].includes(err.code);
 }
 
 /**
