@@ -32,7 +32,9 @@ const ignored = ['/node_modules/', '<rootDir>/test/n8n/'];
 const escape = (path) => path.replace('<rootDir>', '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 module.exports = {
-	testTimeout: 60_000,
+	// A bound, not a wait: on two shared cores at load 10–15 a suite's set-up (migrations, a CLI
+	// run, a kill -9 and restart) took over a minute; a passing test never waits for it.
+	testTimeout: 120_000,
 	// Two files at a time even on two cores (jest's default there is one): most of a suite's time is
 	// its server child and the database answering, so a second file roughly halves the wall time.
 	maxWorkers: Math.max(2, require('node:os').availableParallelism() - 1),
