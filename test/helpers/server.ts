@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 
 import { createKey as issueKey, revokeKey as revokeApiKey, rotateKey as rotateApiKey } from '../../server/src/api-keys/lifecycle';
@@ -34,6 +35,8 @@ export interface TestServer {
 	 * before the call. Counted by the server, not parsed from its log.
 	 */
 	requests(filter?: RequestFilter): Promise<number>;
+	/** The listening HTTP server; its 'request' listener is the Express app (to list its routes). */
+	httpServer: Server;
 	stop(): Promise<void>;
 }
 
@@ -94,6 +97,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; seed
 		async revokeKey(id) {
 			await revokeApiKey({ keyId: id, actor });
 		},
+		httpServer: server.httpServer,
 		logs: () => lines.join(''),
 		requests: (filter = {}) => answeredRequests(server.url, since, filter),
 		async stop() {
