@@ -146,7 +146,7 @@ export const CLAIM_ENDPOINTS = (db: Database) => `SELECT e.id, e.url, e.events, 
 	FROM webhook_endpoints e LEFT JOIN api_keys k ON k.id = e.api_key_id
 	WHERE e.id IN (${jsonList(db, '$1')})`;
 
-/** Events by id ($1: a JSON array of ids), as the feed would show them but without the feed's hold-back (the worker's deliveries committed with them). */
+/** Events by id ($1: a JSON array of ids), as the feed shows them (the worker's deliveries committed with them). */
 export const EVENTS_BY_ID = (db: Database) => `SELECT ${EVENT_COLUMNS(db)} FROM events WHERE id IN (${jsonList(db, '$1')})`;
 
 /**

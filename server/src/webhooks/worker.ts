@@ -396,9 +396,8 @@ export class DeliveryWorker {
 	}
 
 	/**
-	 * The event's JSON: the same bytes the feed serves (read directly, not through the feed's
-	 * hold-back, which may still hide it behind someone else's open transaction); undefined once
-	 * retention removed it. A test event is in no feed: its body is made from the delivery.
+	 * The event's JSON: the same bytes the feed serves (read by id with the claim, not through
+	 * the feed's paging); undefined once retention removed it. A test event is in no feed: its body is made from the delivery.
 	 */
 	private bodyOf(row: Claimed, context: ClaimContext): { id: string; type: string; json: string } | undefined {
 		if (row.event_type === TEST_EVENT_TYPE) {
