@@ -33,7 +33,9 @@ onPostgres(describe)('the event feed with writers on two instances and transacti
 	let pg: Client;
 	const instances: Instance[] = [];
 	let key: string;
+	let globexKey: string;
 	let acmeId: string;
+	let globexId: string;
 	let pairs: Array<{ student: string; course: string }>;
 
 	beforeAll(async () => {
@@ -46,6 +48,8 @@ onPostgres(describe)('the event feed with writers on two instances and transacti
 		await cli('migrate');
 		const demo = JSON.parse(await cli('seed', '--demo', '--json')) as { organizations: Array<{ slug: string; id: string }> };
 		acmeId = demo.organizations.find((o) => o.slug === 'acme')!.id;
+		globexId = demo.organizations.find((o) => o.slug === 'globex')!.id;
+		globexKey = (JSON.parse(await cli('keys', 'create', '--org', 'globex', '--label', 'feed', '--scopes', 'read:users,write:users', '--json')) as { key: string }).key;
 		key = (JSON.parse(await cli('keys', 'create', '--org', 'acme', '--label', 'feed', '--scopes', 'read:users,read:enrollments,write:enrollments', '--json')) as { key: string }).key;
 
 		pg = new Client({ connectionString: database.databaseUrl });
@@ -73,7 +77,7 @@ onPostgres(describe)('the event feed with writers on two instances and transacti
 		await database?.remove();
 	});
 
-	test('every committed event exactly once, in id order; none from rolled-back transactions', async () => {
+	test('every committed event exactly once, in id order, numbered 1, 2, 3… per organization without a gap; none from rolled-back transactions or another organization', async () => {
 		let expected = 0;
 		const api = async (n: number, path: string, method = 'GET', body?: unknown) => {
 			const res = await fetch(`${instances[n % 2].url}${path}`, {
@@ -146,8 +150,25 @@ onPostgres(describe)('the event feed with writers on two instances and transacti
 			}
 		};
 
+		// Another organization writing at the same time over both instances: its events take numbers
+		// of its own, and none of them shows in acme's feed or moves acme's numbers.
+		const otherWriter = async (w: number) => {
+			for (let n = 0; n < 10; n++) {
+				const res = await fetch(`${instances[(n + w) % 2].url}/api/v1/users`, {
+					method: 'POST',
+					headers: { authorization: `Bearer ${globexKey}`, 'content-type': 'application/json' },
+					body: JSON.stringify({ name: `Globex ${w}-${n}`, email: `feed${w}-${n}@globex.test`, role: 'student' }),
+				});
+				expect(res.status).toBe(201);
+			}
+		};
+
 		const reading = reader();
-		await Promise.all([...Array.from({ length: 8 }, (_, w) => writer(w)), ...Array.from({ length: 9 }, (_, h) => holder(h))]);
+		await Promise.all([
+			...Array.from({ length: 8 }, (_, w) => writer(w)),
+			...Array.from({ length: 9 }, (_, h) => holder(h)),
+			...Array.from({ length: 4 }, (_, w) => otherWriter(w)),
+		]);
 		writing = false;
 		let timer: NodeJS.Timeout | undefined;
 		const stuck = new Promise((_, reject) => {
@@ -161,6 +182,16 @@ onPostgres(describe)('the event feed with writers on two instances and transacti
 		expect(ids.length).toBe(expected); // the count equals the changes made
 		const { rows: stored } = await pg.query<{ id: string }>('SELECT id FROM events WHERE organization_id = $1 ORDER BY id', [acmeId]);
 		expect(ids).toEqual(stored.map((r) => r.id)); // none missed
+		// Each organization counts its own events 1, 2, 3… without a gap, whatever the other wrote
+		// meanwhile and whichever transactions rolled back (SPEC §11, issue 39: numbered at commit).
+		const numbers = async (organization: string) =>
+			(await pg.query<{ id: string }>('SELECT id FROM events WHERE organization_id = $1 ORDER BY id', [organization])).rows.map((r) => Number(r.id.slice(-16)));
+		const acmeNumbers = await numbers(acmeId);
+		expect(acmeNumbers).toEqual(acmeNumbers.map((_, i) => i + 1));
+		const globexNumbers = await numbers(globexId);
+		expect(globexNumbers.length).toBeGreaterThanOrEqual(40);
+		expect(globexNumbers).toEqual(globexNumbers.map((_, i) => i + 1));
+		expect(received.some((e) => JSON.stringify(e).includes('@globex.test'))).toBe(false);
 		// The rolled-back ones never showed, and the held ones did, once.
 		for (const h of held) expect([h.userId, received.filter((e) => e.data.object.id === h.userId).length]).toEqual([h.userId, h.committed ? 1 : 0]);
 		expect(held.filter((h) => h.committed && h.overtaken > 0).length).toBeGreaterThan(0);
