@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 
 import type { Browser, Page } from 'playwright-core';
 
+import { Course } from '../../server/src/db';
 import { findOrganization } from '../../server/src/organizations/service';
 import { createUser } from '../../server/src/users/service';
 import { artifactPath, launchBrowser } from '../helpers/browser';
@@ -116,6 +117,32 @@ test('filters: one course, only courses with overdue enrollments; the CSV downlo
 	expect(csv).toBe((await apiReport(`?course_id=${course.course_id}`, 'text/csv')).text);
 	expect(csv.split('\r\n')[0]).toMatch(/^course_id,title,enrolled,/);
 	await page.context().close();
+});
+
+test('at 1280 px the report fits its box with a 70-character title: titles and headers wrap, every number in view without scrolling sideways', async () => {
+	const { rows } = await apiReport();
+	const course = await Course.findByPk(rows[0].course_id);
+	const title = course!.title;
+	await course!.update({ title: 'Effective Feedback for Managers of Distributed Teams Across Time Zones' });
+	try {
+		const page = await signedIn('acme', 'super_admin');
+		await page.setViewportSize({ width: 1280, height: 900 });
+		await page.goto('/settings/compliance');
+		const fit = await page.evaluate(() => {
+			const wrap = document.querySelector('#report')!.closest('.table-wrap')!;
+			const box = wrap.getBoundingClientRect();
+			const cells = Array.from(document.querySelectorAll('#report th, #report td'));
+			return {
+				scrolls: wrap.scrollWidth > wrap.clientWidth,
+				outside: cells.filter((c) => c.getBoundingClientRect().right > box.right + 0.5).map((c) => c.className || c.textContent),
+			};
+		});
+		expect(fit).toEqual({ scrolls: false, outside: [] });
+		await page.screenshot({ path: artifactPath('settings-compliance-1280'), fullPage: true });
+		await page.context().close();
+	} finally {
+		await course!.update({ title });
+	}
 });
 
 test('an instructor gets no link and a 404, for the page and its CSV; signed out, the sign-in page', async () => {
