@@ -3,9 +3,9 @@ import type { RequestHandler } from 'express';
 import { database } from '../db';
 import { callerOf } from '../http/auth';
 import { parseQuery } from '../http/validate';
-import { isInGrace, scopeList } from './model';
 import { keyDescription, type KeyDescriptionRow } from './queries';
 import { AuthError } from './errors';
+import { serializeCurrentKey } from './serialize';
 
 /**
  * GET /api/v1/key (SPEC §19): the calling key as its holder may know it, for any valid key
@@ -20,14 +20,5 @@ export const getCurrentKey: RequestHandler = async (req, res) => {
 	const [row] = await db.read<KeyDescriptionRow>(keyDescription(db), [caller.apiKey.id]);
 	// The key authenticated a moment ago; only its organization's removal since then leaves no row.
 	if (!row) throw new AuthError('invalid_api_key');
-	res.json({
-		id: row.id,
-		label: row.label,
-		scopes: scopeList(row.scopes),
-		// Only when the key has one (issue 30): a client can plan the switch before the date.
-		...(row.expiresAt === null ? {} : { expires_at: new Date(row.expiresAt).toISOString() }),
-		// Null unless this is a rotated key still working (SPEC §22): the date it stops.
-		grace_until: isInGrace(row.status, row.graceUntil) ? new Date(row.graceUntil!).toISOString() : null,
-		organization: { id: row.organizationId, name: row.organizationName, slug: row.organizationSlug },
-	});
+	res.json(serializeCurrentKey(row));
 };

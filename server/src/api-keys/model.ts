@@ -22,7 +22,7 @@ export function scopeList(scopes: string): Scope[] {
 	return scopes.split(' ').filter(Boolean) as Scope[];
 }
 
-const KEY_STATUSES = ['active', 'rotated', 'revoked'] as const;
+export const KEY_STATUSES = ['active', 'rotated', 'revoked'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 /** An API key as stored: a SHA-256 digest of the secret, never the secret itself. */

@@ -7,7 +7,6 @@ import { listCourses } from '../courses/list';
 import { createEnrollmentBody, enrollmentBatchOptions } from '../enrollments/create';
 import { listEnrollments } from '../enrollments/list';
 import { updateEnrollmentBody } from '../enrollments/update';
-import { EVENT_ID } from '../events/feed';
 import { eventQuery } from '../events/list';
 import { PAGING, type ListHandler } from '../http/list';
 import { reportQuery } from '../reports/get-course-completion';
@@ -21,21 +20,15 @@ import { listWebhookEndpoints } from '../webhooks/list';
 import { receiptBody } from '../webhooks/receipts/create';
 import { queryParameter, queryParameters, requestBody, schemaOf } from './from-joi';
 import { groupPaths } from './groups';
-import { certificateSchema } from '../certificates/schema';
-import { courseSchema } from '../courses/schema';
-import { enrollmentSchema } from '../enrollments/schema';
-import { eventListSchema, eventSchema, feedHeadSchema } from '../events/schema';
-import { userSchema } from '../users/schema';
-import * as schemas from './schemas';
+import { componentSchemas } from './components';
 import * as webhooks from './webhooks';
 import { batchBody, batchDescription, batchResult, withIdempotency } from './writes';
 
 /**
  * The OpenAPI 3.1 description served at /api/v1/openapi.json. Query parameters and request
- * bodies are made from the Joi schemas the handlers validate with (from-joi.ts). The answers of the
- * main resources are the schemas next to their serializers (users/schema.ts, courses/,
- * enrollments/, certificates/, events/; test/server/serializer-schemas.test.ts checks the real
- * output against them); the rest are still written here and in schemas.ts and webhooks.ts.
+ * bodies are made from the Joi schemas the handlers validate with (from-joi.ts); every answer is a
+ * schema that sits next to the serializer that makes it (components.ts gathers them;
+ * test/server/serializer-schemas.test.ts checks the real output against each).
  */
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -279,17 +272,6 @@ const webhookEndpoint = {
 	},
 };
 
-const webhookReceipt = {
-	type: 'object',
-	additionalProperties: false,
-	required: ['endpoint_id', 'event_id', 'received_at', 'first'],
-	properties: {
-		endpoint_id: { type: 'string', pattern: ID_PATTERNS.webhookEndpoint.source },
-		event_id: { type: 'string', pattern: EVENT_ID.source },
-		received_at: { type: 'string', format: 'date-time', description: 'When the event was first received (or delivered).' },
-		first: { type: 'boolean', description: 'true for the one call that received the event first; false for every later call.' },
-	},
-};
 
 const webhookReceipts = {
 	post: {
@@ -302,8 +284,8 @@ const webhookReceipts = {
 		parameters: webhookEndpointId,
 		requestBody: requestBody(receiptBody),
 		responses: {
-			'201': ok('The first receipt of this event for this endpoint.', webhookReceipt),
-			'200': ok('The event was already received: act on it no more.', webhookReceipt),
+			'201': ok('The first receipt of this event for this endpoint.', ref('WebhookReceipt')),
+			'200': ok('The event was already received: act on it no more.', ref('WebhookReceipt')),
 			'400': problem('Malformed JSON, or a missing, mistyped or unknown field.', 400, ['invalid_request', 'malformed_json']),
 			'404': { $ref: '#/components/responses/NotFound' },
 			...commonErrors,
@@ -352,7 +334,7 @@ const webhookDeliveryAttempts = {
 		...security('manage:webhooks'),
 		parameters: [...webhookEndpointId, deliveryId],
 		responses: {
-			'200': ok("The delivery's attempts.", webhooks.WebhookDeliveryAttemptList),
+			'200': ok("The delivery's attempts.", ref('WebhookDeliveryAttemptList')),
 			'404': { $ref: '#/components/responses/NotFound' },
 			...commonErrors,
 		},
@@ -711,38 +693,8 @@ export function openApiDocument() {
 				},
 			},
 			parameters: Object.fromEntries(Object.entries(PAGING).map(([name, rule]) => [name, queryParameter(name, rule)])),
-			schemas: {
-				User: userSchema,
-				Course: courseSchema,
-				Enrollment: enrollmentSchema,
-				Certificate: certificateSchema,
-				Group: schemas.Group,
-				GroupList: schemas.listOf('Group'),
-				GroupMembership: schemas.GroupMembership,
-				MembersAdded: schemas.MembersAdded,
-				MembersRemoved: schemas.MembersRemoved,
-				Assignment: schemas.Assignment,
-				AssignmentList: schemas.listOf('Assignment'),
-				CourseCompletion: schemas.CourseCompletion,
-				CourseCompletionReport: schemas.CourseCompletionReport,
-				UserList: schemas.listOf('User'),
-				CourseList: schemas.listOf('Course'),
-				EnrollmentList: schemas.listOf('Enrollment'),
-				CertificateList: schemas.listOf('Certificate'),
-				ApiKey: schemas.ApiKey,
-				FeedHead: feedHeadSchema,
-				Event: eventSchema,
-				EventList: eventListSchema,
-				WebhookEndpoint: webhooks.WebhookEndpoint,
-				NewWebhookEndpoint: webhooks.NewWebhookEndpoint,
-				WebhookEndpointList: schemas.listOf('WebhookEndpoint'),
-				WebhookDelivery: webhooks.WebhookDelivery,
-				WebhookDeliveryList: schemas.listOf('WebhookDelivery'),
-				RotatedWebhookEndpoint: webhooks.RotatedWebhookEndpoint,
-				Pagination: schemas.Pagination,
-				FieldError: schemas.FieldError,
-				Problem: schemas.Problem,
-			},
+			schemas: componentSchemas,
+
 			responses,
 		},
 		tags: [

@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { SCOPES } from '../api-keys/model';
 import { isIdOf } from '../common/id-shapes';
 import { RuleError } from '../common/rule-error';
-import { serializeAttempt } from '../webhooks/attempts';
+import { serializeAttempt } from '../webhooks/attempts/serialize';
 import { findDelivery } from '../webhooks/deliveries/find';
 import { DELIVERY_EVENT_TYPES, readDeliveries, type DeliveryFilters } from '../webhooks/deliveries/read';
 import { serializeDelivery } from '../webhooks/deliveries/serialize';

@@ -1,6 +1,5 @@
 import type { Transaction } from 'sequelize';
 
-import { iso } from '../common/time';
 import type { Database } from '../db';
 import { insertAttempts } from './queries';
 import { WebhookDeliveryAttempt } from './model';
@@ -34,19 +33,6 @@ export async function recordAttempts(db: Database, attempts: readonly AttemptRec
 
 /** A delivery's attempts shown at most: its schedule is 7, so only a delivery resent many times has more (the newest are kept). */
 const MAX_ATTEMPTS_SHOWN = 100;
-
-/** One attempt as the API and Settings → Webhooks show it. */
-export function serializeAttempt(a: WebhookDeliveryAttempt): Record<string, unknown> {
-	return {
-		attempt: a.attempt,
-		started_at: iso(a.startedAt),
-		duration_ms: a.durationMs,
-		status_code: a.statusCode,
-		error: a.error,
-		request: a.requestHeaders === null ? null : { headers: JSON.parse(a.requestHeaders) as Record<string, string> },
-		response: a.statusCode === null ? null : { status: a.statusCode, size: a.responseSize, body: a.responseBody },
-	};
-}
 
 /** The newest attempts of a delivery, oldest first. */
 export async function attemptsOf(deliveryId: string): Promise<WebhookDeliveryAttempt[]> {

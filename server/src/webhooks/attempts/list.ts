@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { isIdOf } from '../../common/id-shapes';
 import { problems } from '../../common/problem';
 import { callerOf } from '../../http/auth';
-import { serializeAttempt } from '../attempts';
+import { serializeAttempt } from './serialize';
 import { findDelivery } from '../deliveries/find';
 import { ownedBy } from '../service';
 
