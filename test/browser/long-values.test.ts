@@ -26,8 +26,8 @@ const WIDTHS = [
 
 /** `prefix` followed by unbroken wide letters up to 200 characters: the worst case for wrapping. */
 const long = (prefix: string, length = 200) => `${prefix}${'W'.repeat(length - prefix.length)}`;
-/** 64 characters before the @ (the most the rule allows), 200 in all. */
-const longEmail = (who: string) => `${long(who, 64)}@${long('x', 200 - 64 - 1 - '.test'.length)}.test`;
+/** 64 characters before the @ and 63 in each part of the domain (the most the rule allows), 200 in all. */
+const longEmail = (who: string) => `${long(who, 64)}@${long('x', 63)}.${long('y', 63)}.${long('z', 200 - 64 - 1 - 2 * (63 + 1) - '.test'.length)}.test`;
 
 let server: TestServer;
 let browser: Browser;
@@ -240,4 +240,23 @@ describe.each(WIDTHS)('at $width px ($name)', ({ name: widthName, width, height 
 		await expectFits(page, `webhook-refused-${widthName}`);
 		await page.close();
 	}, 120_000);
+
+	test('keyboard only: the Admin, whose address is 200 characters, signs in; a wrong password first repeats the address and fits', async () => {
+		const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width, height }, bypassCSP: true });
+		const page = await context.newPage();
+		const { email, password } = account('admin');
+		const signIn = page.getByRole('button', { name: 'Sign in', exact: true });
+		await page.goto('/login');
+		await page.getByLabel('Email').fill(email);
+		await page.getByLabel('Password').fill(`${password}-wrong`);
+		await tabTo(page, signIn);
+		await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')]);
+		await expect(page.getByLabel('Email').inputValue()).resolves.toBe(email);
+		await expectFits(page, `sign-in-refused-${widthName}`);
+		await page.getByLabel('Password').fill(password);
+		await tabTo(page, signIn);
+		await Promise.all([page.waitForURL('**/settings'), page.keyboard.press('Enter')]);
+		await expectFits(page, `signed-in-long-address-${widthName}`);
+		await context.close();
+	}, 90_000);
 });
