@@ -237,60 +237,63 @@ const webhookEndpoints = {
 	},
 };
 
+/**
+ * An operation on one webhook endpoint or its deliveries: `manage:webhooks`, the endpoint's id
+ * (unless `parameters` says more), 404 for an endpoint another key owns or none, and the errors
+ * every operation has.
+ */
+function endpointOperation(operation: { operationId: string; summary: string; description: string; parameters?: object[]; requestBody?: object; responses: Record<string, object> }) {
+	return {
+		...operation,
+		tags: ['WebhookEndpoint'],
+		...security('manage:webhooks'),
+		parameters: operation.parameters ?? webhookEndpointId,
+		responses: { ...operation.responses, '404': { $ref: '#/components/responses/NotFound' }, ...commonErrors },
+	};
+}
+
+/** The 400 of an action that takes no body (a bodiless POST is read as `{}`). */
+const TAKES_NO_BODY = problem('Malformed JSON, or a field (this takes none).', 400, ['invalid_request', 'malformed_json']);
+
 const webhookEndpoint = {
 	...getOperation('getWebhookEndpoint', 'Retrieve a webhook endpoint', 'WebhookEndpoint', 'manage:webhooks', ID_PATTERNS.webhookEndpoint),
-	patch: {
+	patch: endpointOperation({
 		operationId: 'updateWebhookEndpoint',
 		summary: 'Edit a webhook endpoint',
 		description:
 			'Changes any of `url`, `events`, `description` (at least one), keeping the id, the secret and the deliveries. The URL policy and the scope rule apply as at creation ' +
 			'(422 `invalid_webhook_url`, 403 `insufficient_scope`); a refused edit changes nothing. A key reaches only the endpoints it owns. Audited as webhook.updated. Needs `manage:webhooks`.',
-		tags: ['WebhookEndpoint'],
-		...security('manage:webhooks'),
-		parameters: webhookEndpointId,
 		requestBody: requestBody(endpointChange),
 		responses: {
 			'200': ok('The endpoint, edited.', ref('WebhookEndpoint')),
 			'400': problem('Malformed JSON, an unknown type or field, or no field.', 400, ['invalid_request', 'malformed_json']),
-			'404': { $ref: '#/components/responses/NotFound' },
 			'422': problem('The URL is refused.', 422, ['invalid_webhook_url']),
-			...commonErrors,
 		},
-	},
-	delete: {
+	}),
+	delete: endpointOperation({
 		operationId: 'deleteWebhookEndpoint',
 		summary: 'Delete a webhook endpoint',
 		description: 'Nothing more is sent to it, pending retries included. Needs `manage:webhooks`.',
-		tags: ['WebhookEndpoint'],
-		...security('manage:webhooks'),
-		parameters: webhookEndpointId,
 		responses: {
 			'204': { description: 'Deleted.', headers: { ...requestIdHeader } },
-			'404': { $ref: '#/components/responses/NotFound' },
-			...commonErrors,
 		},
-	},
+	}),
 };
 
 
 const webhookReceipts = {
-	post: {
+	post: endpointOperation({
 		operationId: 'receiveWebhookEvent',
 		summary: 'Record that a delivered event was received',
 		description:
 			'A receiver calls this with the `LMS-Event-Id` of a delivery before acting on it, to act on each event once: exactly one call per endpoint and event answers 201 with `first: true` (and the delivery counts as delivered: no more retries, even if the 2xx of its attempt was lost); every later call answers 200 with `first: false`, whatever the concurrency. An event not delivered to this endpoint answers 404. Needs `manage:webhooks`.',
-		tags: ['WebhookEndpoint'],
-		...security('manage:webhooks'),
-		parameters: webhookEndpointId,
 		requestBody: requestBody(receiptBody),
 		responses: {
 			'201': ok('The first receipt of this event for this endpoint.', ref('WebhookReceipt')),
 			'200': ok('The event was already received: act on it no more.', ref('WebhookReceipt')),
 			'400': problem('Malformed JSON, or a missing, mistyped or unknown field.', 400, ['invalid_request', 'malformed_json']),
-			'404': { $ref: '#/components/responses/NotFound' },
-			...commonErrors,
 		},
-	},
+	}),
 };
 
 const deliveryId = {
@@ -304,45 +307,37 @@ const deliveryId = {
 const emptyRequest = requestBody(emptyBody);
 
 const webhookDeliveries = {
-	get: {
+	get: endpointOperation({
 		operationId: 'listWebhookDeliveries',
 		summary: "List a webhook endpoint's deliveries",
 		description:
 			"The endpoint's deliveries, newest first (created_at, then id, descending): status, attempts, the receiver's last HTTP status, the next attempt. `status`, `event_type`, `created_after` and `created_before` filter. Kept until the event retention removes them. Unknown or repeated query parameters answer 400. Needs `manage:webhooks`.",
-		tags: ['WebhookEndpoint'],
-		...security('manage:webhooks'),
 		parameters: [...webhookEndpointId, ...queryParameters(listDeliveries.query, PAGING)],
 		responses: {
 			'200': ok('A page of deliveries, newest first.', ref('WebhookDeliveryList'), {
 				Link: { description: 'RFC 8288 links: first, prev, next, last (those that exist), absolute.', required: true, schema: { type: 'string' } },
 			}),
 			'400': { $ref: '#/components/responses/InvalidRequest' },
-			'404': { $ref: '#/components/responses/NotFound' },
-			...commonErrors,
 		},
-	},
+	}),
 };
 
 const webhookDeliveryAttempts = {
-	get: {
+	get: endpointOperation({
 		operationId: 'listWebhookDeliveryAttempts',
 		summary: "List a delivery's attempts",
 		description:
 			'Every attempt kept of one delivery, oldest first (the newest 100): when it started, how long it took, the HTTP status or the error, the headers sent, and the answer: ' +
 			'its status, size and, for a public destination only, its first 4 KB (null for private, loopback or allow-listed destinations). Needs `manage:webhooks`.',
-		tags: ['WebhookEndpoint'],
-		...security('manage:webhooks'),
 		parameters: [...webhookEndpointId, deliveryId],
 		responses: {
 			'200': ok("The delivery's attempts.", ref('WebhookDeliveryAttemptList')),
-			'404': { $ref: '#/components/responses/NotFound' },
-			...commonErrors,
 		},
-	},
+	}),
 };
 
 const webhookDeliveryRetry = {
-	post: {
+	post: endpointOperation({
 		operationId: 'retryWebhookDelivery',
 		summary: 'Send a delivery again now',
 		description:
@@ -350,61 +345,47 @@ const webhookDeliveryRetry = {
 			'a pending one waiting for a retry is made due now and, if this send fails, its schedule continues; one being sent at this moment is left to that send. ' +
 			'Never sent twice at once, however many retries arrive together. ' +
 			'A disabled endpoint answers 409 `endpoint_disabled`. Needs `manage:webhooks`.',
-		tags: ['WebhookEndpoint'],
-		...security('manage:webhooks'),
 		parameters: [...webhookEndpointId, deliveryId],
 		requestBody: emptyRequest,
 		responses: {
 			'200': ok('The delivery, queued.', ref('WebhookDelivery')),
-			'400': problem('Malformed JSON, or a field (this takes none).', 400, ['invalid_request', 'malformed_json']),
-			'404': { $ref: '#/components/responses/NotFound' },
+			'400': TAKES_NO_BODY,
 			'409': problem('The endpoint is disabled.', 409, ['endpoint_disabled']),
-			...commonErrors,
 		},
-	},
+	}),
 };
 
 const webhookTest = {
-	post: {
+	post: endpointOperation({
 		operationId: 'sendWebhookTestEvent',
 		summary: 'Send a test event to a webhook endpoint',
 		description:
 			'Queues a `webhook.test` event for this endpoint only, whatever it subscribes to: signed, retried and listed like any delivery, never in the event feed or sent to another endpoint. ' +
 			'Its body has the shape of every event, `data.object` naming the endpoint. Answers the delivery (`pending`); follow it in …/deliveries. A disabled endpoint answers 409 `endpoint_disabled`. Needs `manage:webhooks`.',
-		tags: ['WebhookEndpoint'],
-		...security('manage:webhooks'),
-		parameters: webhookEndpointId,
 		requestBody: emptyRequest,
 		responses: {
 			'201': ok('The test delivery, queued.', ref('WebhookDelivery'), {
 				Location: { description: '/api/v1/webhook_endpoints/{id}/deliveries', required: true, schema: { type: 'string' } },
 			}),
-			'400': problem('Malformed JSON, or a field (this takes none).', 400, ['invalid_request', 'malformed_json']),
-			'404': { $ref: '#/components/responses/NotFound' },
+			'400': TAKES_NO_BODY,
 			'409': problem('The endpoint is disabled.', 409, ['endpoint_disabled']),
-			...commonErrors,
 		},
-	},
+	}),
 };
 
 const webhookRotateSecret = {
-	post: {
+	post: endpointOperation({
 		operationId: 'rotateWebhookSecret',
 		summary: "Rotate a webhook endpoint's signing secret",
 		description:
 			'Gives the endpoint a new signing secret, shown in this answer only. For 24 hours the old secret keeps signing beside it: LMS-Signature then carries two `v1=`, one per secret, so a receiver verifies with either while it switches. ' +
 			'The old secret is never shown again; both are stored sealed. Audited as webhook.rotated. Needs `manage:webhooks`.',
-		tags: ['WebhookEndpoint'],
-		...security('manage:webhooks'),
-		parameters: webhookEndpointId,
 		requestBody: emptyRequest,
 		responses: {
 			'200': ok('The endpoint with its new secret.', ref('RotatedWebhookEndpoint')),
-			'400': problem('Malformed JSON, or a field (this takes none).', 400, ['invalid_request', 'malformed_json']),
-			'404': { $ref: '#/components/responses/NotFound' },
-			...commonErrors,
+			'400': TAKES_NO_BODY,
 		},
-	},
+	}),
 };
 
 
