@@ -52,7 +52,7 @@ function loadDemoIfEmpty(config: Config, migrate: boolean): Promise<(url: string
 				'Try it:',
 				`  curl -H "Authorization: Bearer ${secret}" ${url}/api/v1/courses`,
 				'',
-				"For the README's \"Use the API\" walk-through, paste this into a terminal first:",
+				"For the README's \"Use the API\" and the examples in docs/, paste this into a terminal first:",
 				`  export LMS=${url} KEY=${secret} ${Object.entries(walkthrough).map(([name, value]) => `${name}=${value}`).join(' ')}`,
 				'',
 			);
