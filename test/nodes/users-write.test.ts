@@ -83,6 +83,25 @@ describe('Update, Deactivate, Reactivate', () => {
 		expect(nothing.error?.message).toBe('Nothing to update: add at least one field under Update Fields');
 	});
 
+	it('Clear External ID removes the external ID (the API then serves null and the ID is free again); with an External ID too, the item fails and nothing changes', async () => {
+		const { body: user } = await api('/users', { method: 'POST', body: { name: 'Left HR', email: 'left-hr@n8n-users.example', external_id: 'HR-LEFT-1' } });
+		// An empty External ID (an expression that found nothing) still changes nothing.
+		const empty = await runNode(new LmsUsers(), { operation: 'update', user: rl('id', String(user.id)), updateFields: { externalId: '', name: 'Left HR' } }, as());
+		expect(empty.items[0].json.external_id).toBe('HR-LEFT-1');
+
+		const both = await runNode(new LmsUsers(), { operation: 'update', user: rl('id', String(user.id)), updateFields: { externalId: 'HR-LEFT-2', clearExternalId: true } }, as());
+		expect(both.error?.message).toBe('External ID and Clear External ID both set: keep one');
+		expect((await api(`/users/${String(user.id)}`)).body.external_id).toBe('HR-LEFT-1');
+
+		const cleared = await runNode(new LmsUsers(), { operation: 'update', user: rl('id', String(user.id)), updateFields: { clearExternalId: true } }, as());
+		expect(cleared.error).toBeUndefined();
+		expect(cleared.items.map((item) => item.json)).toEqual([(await api(`/users/${String(user.id)}`)).body]);
+		expect(cleared.items[0].json.external_id).toBeNull();
+		expect((await api('/users?external_id=HR-LEFT-1')).body.data).toEqual([]);
+		const { status } = await api('/users', { method: 'POST', body: { name: 'New HR', email: 'new-hr@n8n-users.example', external_id: 'HR-LEFT-1' } });
+		expect(status).toBe(201);
+	});
+
 	it('Deactivate offboards (active enrollments withdrawn); Reactivate lets them back, the enrollment stays withdrawn', async () => {
 		const { body: user } = await api('/users', { method: 'POST', body: { name: 'Leaver', email: 'leaver@n8n-users.example' } });
 		const course = ((await api('/courses?per_page=1')).body.data as IDataObject[])[0];
