@@ -4,10 +4,11 @@ import helmet from 'helmet';
 import { superAdminsOf } from '../users/super-admins';
 import type { AppDeps } from '../http/deps';
 import { publicOrigin } from '../http/public-url';
-import { apiKeyPages } from './api-keys-pages';
+import { apiKeyPages } from './api-keys/routes';
 import { csrfProtection } from './csrf';
 import { restoreDraft } from './drafts';
-import { webhookPages } from './webhooks-pages';
+import { pageRouter, type PageDeps } from './pages';
+import { webhookPages } from './webhooks/routes';
 import { compliancePages } from './compliance-pages';
 import { passwordPages } from './password-pages';
 import { errorPage, notFoundPage } from './errors';
@@ -60,7 +61,7 @@ const refuseNulBytes: RequestHandler = (req, _res, next) => {
 /** The settings pages (/login, /login/reset, /logout, /settings and the pages under it). */
 export function createSettingsRouter(deps: AppDeps): Router {
 	const views = createViews();
-	const oneTimeKeys = new OneTimeKeyBox(deps.config.sessionSecret);
+	const pageDeps: PageDeps = { views, oneTimeKeys: new OneTimeKeyBox(deps.config.sessionSecret), webhooks: deps.config.webhooks };
 
 	const router = Router();
 
@@ -95,8 +96,8 @@ export function createSettingsRouter(deps: AppDeps): Router {
 			superAdmins: viewer.isSuperAdmin ? [] : await superAdminsOf(viewer.organization.id),
 		});
 	});
-	router.use(apiKeyPages(views, oneTimeKeys));
-	router.use(webhookPages(views, oneTimeKeys, deps.config.webhooks));
+	router.use(pageRouter(apiKeyPages, pageDeps));
+	router.use(pageRouter(webhookPages, pageDeps));
 	router.use(compliancePages(views));
 	router.use(passwordPages(views));
 

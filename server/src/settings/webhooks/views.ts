@@ -1,12 +1,14 @@
 import type { Request, Response } from 'express';
 
-import { isIdOf } from '../common/id-shapes';
-import { EVENT_DESCRIPTIONS } from '../events/types';
-import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../webhooks/event-types';
-import type { WebhookEndpoint } from '../webhooks/model';
-import { findEndpoint } from '../webhooks/service';
-import { redirectAfterSave } from './session';
-import { viewerOf } from './viewer';
+import { SCOPES } from '../../api-keys/model';
+import { isIdOf } from '../../common/id-shapes';
+import { RuleError } from '../../common/rule-error';
+import { EVENT_DESCRIPTIONS } from '../../events/types';
+import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../../webhooks/event-types';
+import type { WebhookEndpoint } from '../../webhooks/model';
+import { findEndpoint } from '../../webhooks/service';
+import { redirectAfterSave } from '../session';
+import { viewerOf } from '../viewer';
 
 /** Where Settings → Webhooks lives; an endpoint's page is `${WEBHOOKS}/{id}`. */
 export const WEBHOOKS = '/settings/webhooks';
@@ -43,4 +45,23 @@ export function endpointView(e: WebhookEndpoint) {
 export async function noticeThen(req: Request, res: Response, location: string, kind: 'success' | 'error', text: string): Promise<void> {
 	req.session.notice = { kind, text };
 	await redirectAfterSave(req, res, location);
+}
+
+/** A rule the domain refused (disabled endpoint…): said on the endpoint's page, as it is. */
+export async function refusedOnEndpoint(req: Request, res: Response, err: unknown): Promise<void> {
+	if (!(err instanceof RuleError)) throw err;
+	await noticeThen(req, res, `${WEBHOOKS}/${String(req.params.endpointId)}`, 'error', err.message);
+}
+
+/**
+ * A Super Admin reads every event type (as on the API with every scope): the request bodies are
+ * shown through the API's own rule (webhooks/deliveries/serialize.ts), answers' bodies as the
+ * worker kept them (none for a destination that is not public, SPEC §22).
+ */
+export const EVERY_SCOPE = [...SCOPES];
+
+/** What a delivery's state means to a person: pending before its first attempt, retrying after a failed one. */
+export function resultOf(d: { status: string; attempts: unknown }): string {
+	if (d.status === 'pending') return Number(d.attempts) > 0 ? 'Retrying' : 'Pending';
+	return d.status === 'delivered' ? 'Delivered' : 'Failed';
 }
