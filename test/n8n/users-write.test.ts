@@ -1,6 +1,6 @@
 /**
  * LMS Users' write operations in a real n8n (issue 24): three people from an HR export go through
- * Create → Update → Deactivate → Reactivate, each node taking the previous one's items. Each
+ * Create → Update (renamed, made instructor, external ID cleared) → Deactivate → Reactivate, each node taking the previous one's items. Each
  * node's output is what the API says of the person at that step, item for item and paired.
  */
 import { lmsWithN8n } from './lms-with-n8n';
@@ -38,11 +38,13 @@ it('Create makes each person as the export has them, a student', () => {
 	);
 });
 
-it('Update changes only what it names; Deactivate switches them off; Reactivate back, as the API has them now', async () => {
+it('Update changes only what it names (Clear External ID removes the HR id); Deactivate switches them off; Reactivate back, as the API has them now', async () => {
 	const ids = run.nodes['Create'].items.map((user) => user.id);
-	expect(run.nodes['Update'].items.map((user) => [user.id, user.name, user.role, user.email])).toEqual(
-		PEOPLE.map((person, i) => [ids[i], `${person.name} (renamed)`, 'instructor', person.email]),
+	expect(run.nodes['Update'].items.map((user) => [user.id, user.name, user.role, user.email, user.external_id])).toEqual(
+		PEOPLE.map((person, i) => [ids[i], `${person.name} (renamed)`, 'instructor', person.email, null]),
 	);
+	// The HR ids are free again.
+	expect((await api(`/users?${PEOPLE.map((person) => `external_id=${person.hr}`).join('&')}`)).data).toEqual([]);
 	expect(run.nodes['Deactivate'].items.map((user) => [user.id, user.status, typeof user.deactivated_at])).toEqual(ids.map((id) => [id, 'deactivated', 'string']));
 	const now = await Promise.all(ids.map((id) => api(`/users/${String(id)}`)));
 	expect(run.nodes['Reactivate'].items).toEqual(now);
