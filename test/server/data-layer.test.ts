@@ -1,8 +1,11 @@
+import sqlite3 from 'sqlite3';
+
 import { authenticate } from '../../server/src/api-keys/authenticate';
 import { createKey, rotateKey } from '../../server/src/api-keys/lifecycle';
 import { RuleError } from '../../server/src/common/rule-error';
 import { ApiKey, connect, Course, migrate, Organization, User, type Database } from '../../server/src/db';
-import { openDatabase } from '../../server/src/db/database';
+import { openDatabase, sqliteFile } from '../../server/src/db/database';
+import { closeIdleHandles, sqliteDriver } from '../../server/src/db/sqlite-driver';
 import { enrollStudent } from '../../server/src/enrollments/enroll';
 import { migrator } from '../../server/src/db/migrate';
 import { PreparedReads } from '../../server/src/db/prepared';
@@ -58,6 +61,53 @@ describe(`data layer (${testDialect()})`, () => {
 	(testDialect() === 'sqlite' ? test : test.skip)('every SQLite handle, a write transaction\'s own included, commits with synchronous = NORMAL', async () => {
 		const level = await writeTransaction(db, async (transaction) => (await db.rows<{ synchronous: number }>('PRAGMA synchronous', [], transaction))[0].synchronous);
 		expect(level).toBe(1);
+	});
+
+	// Sequelize opens a handle per transaction and closes it after; the driver keeps the closed
+	// ones for the next (db/sqlite-driver.ts), judging by the handle alone, never Sequelize's state.
+	(testDialect() === 'sqlite' ? describe : describe.skip)('SQLite handles kept for the next transaction', () => {
+		const open = (file: string) =>
+			new Promise<sqlite3.Database>((resolve, reject) => {
+				const handle: sqlite3.Database = new sqliteDriver.Database(file, undefined, (err: Error | null) => (err ? reject(err) : resolve(handle)));
+			});
+		const close = (handle: sqlite3.Database) => new Promise<void>((resolve) => handle.close(() => resolve()));
+		const all = <R>(handle: sqlite3.Database, sql: string) =>
+			new Promise<R[]>((resolve, reject) => handle.all(sql, (err: Error | null, rows: R[]) => (err ? reject(err) : resolve(rows))));
+
+		test('a closed handle serves the next one on its file, with no transaction left open on it', async () => {
+			const file = sqliteFile(database.databaseUrl);
+			const first = await open(file);
+			await all(first, 'BEGIN IMMEDIATE');
+			await all(first, "CREATE TABLE kept_handle_probe (x INTEGER)");
+			await close(first);
+			const next = await open(file);
+			try {
+				expect(next).toBe(first);
+				// The transaction was rolled back: the table is not there, and a new one can begin.
+				expect(await all(next, "SELECT name FROM sqlite_master WHERE name = 'kept_handle_probe'")).toEqual([]);
+				await all(next, 'BEGIN IMMEDIATE');
+				await all(next, 'ROLLBACK');
+			} finally {
+				await close(next);
+			}
+		});
+
+		test('handles opened and closed one after another are one kept handle, and closeIdleHandles really closes it', async () => {
+			const file = sqliteFile(database.databaseUrl);
+			const seen = new Set<sqlite3.Database>();
+			for (let i = 0; i < 5; i++) {
+				const handle = await open(file);
+				seen.add(handle);
+				await close(handle);
+			}
+			expect(seen.size).toBe(1);
+			const [kept] = [...seen];
+			await closeIdleHandles(file);
+			await expect(all(kept, 'SELECT 1')).rejects.toThrow(/SQLITE_MISUSE/);
+			const fresh = await open(file);
+			expect(fresh).not.toBe(kept);
+			await close(fresh);
+		});
 	});
 
 	// SQLite is one process by design; several instances mean PostgreSQL.

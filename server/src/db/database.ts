@@ -122,16 +122,6 @@ export class Database {
 		return this.sequelize.query<R>(sql, { bind: params as unknown[], type: QueryTypes.SELECT, transaction });
 	}
 
-	/**
-	 * The rows of a statement inside a write transaction, run as a statement prepared once per
-	 * connection (prepared.ts) rather than parsed and planned again through Sequelize's query: for
-	 * the statements that run many times a second (the webhook worker's claim and outcomes, an
-	 * event's INSERT). Errors come back as the driver's, not as Sequelize's error classes.
-	 */
-	prepared<R extends object>(sql: string, params: readonly unknown[], transaction: Transaction): Promise<R[]> {
-		return this.kept.inTransaction<R>(sql, params, (transaction as unknown as { connection: unknown }).connection);
-	}
-
 	/** Runs a statement whose rows are not wanted (INSERT, UPDATE, DELETE). */
 	async run(sql: string, params: readonly unknown[] = [], transaction?: Transaction): Promise<void> {
 		await this.sequelize.query(sql, { bind: params as unknown[], transaction });

@@ -2,7 +2,6 @@ import type { Sequelize } from 'sequelize';
 import type sqlite3 from 'sqlite3';
 
 import type { Dialect } from './database';
-import type { SqliteHandle } from './sqlite-driver';
 
 /**
  * Database.read(): reads outside a transaction, run as prepared statements on a connection of
@@ -38,23 +37,6 @@ export class PreparedReads {
 		} finally {
 			manager.releaseConnection(connection);
 		}
-	}
-
-	/**
-	 * The rows of a statement inside a write transaction, prepared once on the transaction's
-	 * connection and kept with it: on SQLite the handle keeps its statements from one transaction
-	 * to the next (sqlite-driver.ts), on PostgreSQL `pg` keeps its named statements per connection.
-	 */
-	async inTransaction<R>(sql: string, params: readonly unknown[], connection: unknown): Promise<R[]> {
-		if (this.dialect === 'postgres') return this.postgresRows<R>(connection as PgClient, sql, params);
-		const handle = connection as SqliteHandle;
-		let prepared = handle.statements.get(sql);
-		if (prepared === undefined) {
-			prepared = prepare(handle, sql);
-			prepared.catch(() => handle.statements.delete(sql));
-			handle.statements.set(sql, prepared);
-		}
-		return all<R>(await prepared, params);
 	}
 
 	/** Finalizes the SQLite statements: a connection with open statements cannot close. */

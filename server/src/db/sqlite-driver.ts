@@ -1,14 +1,17 @@
 import sqlite3 from 'sqlite3';
 
 /**
- * Handles of finished write transactions kept open for the next ones, by file. Sequelize opens a
- * handle per transaction and closes it after the COMMIT: every write then paid for opening the
- * file, the PRAGMAs below, parsing the whole schema again at its first statement, and closing
- * (a fifth of a webhook delivery's CPU, issue 40). Writes take turns (write-transaction.ts), so
- * two kept handles serve them all.
+ * Handles closed while a Database (database.ts) is open, kept for the next ones on the same file.
+ * Sequelize opens a handle per transaction and closes it after the COMMIT: every write then paid
+ * for opening the file, the PRAGMAs below and SQLite parsing the whole schema again at its first
+ * statement: 1.69 ms of CPU a transaction on this schema, against 0.51–0.65 ms on a kept handle
+ * (issue 40, docs/benchmarks.md, Webhooks). Writes take turns (write-transaction.ts), so two kept
+ * handles serve them all.
  */
 const idle = new Map<string, Handle[]>();
 const MAX_IDLE = 2;
+/** Handles between their close and their place in `idle` (the ROLLBACK below), which closeIdle waits for. */
+const settling = new Map<string, Set<Promise<void>>>();
 
 /**
  * sqlite3 with a 5 s busy timeout and a 64 MiB page cache on every handle. Sequelize skips its
@@ -23,14 +26,13 @@ const MAX_IDLE = 2;
  * NORMAL loses no commit to a crash of the process (kill -9), only possibly the last ones to a
  * power cut, as the first handle always allowed.
  *
- * A transaction's handle, once Sequelize closes it, is kept for the next transaction on the file
- * (`idle`), with the statements prepared on it (Database.prepared, db/prepared.ts).
+ * Closing a handle keeps it (`idle`) for the next one opened on the file, whoever closes it: the
+ * handle's own state decides, nothing of Sequelize's. A ROLLBACK first ends whatever transaction
+ * may be left open on it (none after a COMMIT; its error then is expected and ignored), so a kept
+ * handle is as clean as a new one. Database.close() closes the kept handles of its file for good
+ * once Sequelize has closed its own (closeIdleHandles).
  */
 class Handle extends sqlite3.Database {
-	/** Set by Sequelize while a transaction holds the handle (sequelize/lib/transaction.js). */
-	declare uuid: string | undefined;
-	/** Statements prepared on this handle by SQL text; finalized before it really closes. */
-	declare statements: Map<string, Promise<sqlite3.Statement>>;
 	declare private file: string;
 
 	constructor(filename: string, mode?: number, callback?: (err: Error | null) => void) {
@@ -48,49 +50,44 @@ class Handle extends sqlite3.Database {
 			callback?.(err);
 		});
 		this.file = filename;
-		this.statements = new Map();
 	}
 
-	/** Sequelize releasing a transaction's handle: kept for the next one while fewer than MAX_IDLE are. */
-	override close(callback?: (err: Error | null) => void): this {
-		const kept = idle.get(this.file) ?? [];
-		if (this.uuid !== undefined && this.file !== ':memory:' && kept.length < MAX_IDLE) {
-			idle.set(this.file, [...kept, this]);
-			if (callback) process.nextTick(() => callback(null));
-			return this;
+	/** Kept for the next handle on the file while fewer than MAX_IDLE are; an in-memory database is its handle, so it really closes. */
+	override close(callback?: (err: Error | null) => void): void {
+		if (this.file === ':memory:') {
+			super.close(callback);
+			return;
 		}
-		void this.finalizeAll().then(() => super.close(callback));
-		return this;
+		const pending = settling.get(this.file) ?? new Set<Promise<void>>();
+		settling.set(this.file, pending);
+		const settled = new Promise<void>((resolve) => {
+			this.run('ROLLBACK', () => {
+				const kept = idle.get(this.file) ?? [];
+				if (kept.length < MAX_IDLE) {
+					idle.set(this.file, [...kept, this]);
+					callback?.(null);
+				} else {
+					this.shut(callback);
+				}
+				pending.delete(settled);
+				resolve();
+			});
+		});
+		pending.add(settled);
 	}
 
-	private async finalizeAll(): Promise<void> {
-		const statements = [...this.statements.values()];
-		this.statements.clear();
-		await Promise.all(
-			statements.map(async (prepared) => {
-				const statement = await prepared.catch(() => undefined);
-				await new Promise<void>((resolve) => (statement ? statement.finalize(() => resolve()) : resolve()));
-			}),
-		);
+	private shut(callback?: (err: Error | null) => void): void {
+		super.close(callback);
 	}
 
-	/** Really closes the kept handles of `file` (Database.close). */
+	/** Really closes the kept handles of `file`, those still settling included (Database.close). */
 	static async closeIdle(file: string): Promise<void> {
+		await Promise.all([...(settling.get(file) ?? [])]);
 		const kept = idle.get(file) ?? [];
 		idle.delete(file);
-		await Promise.all(
-			kept.map(
-				(handle) =>
-					new Promise<void>((resolve) => {
-						handle.uuid = undefined;
-						handle.close(() => resolve());
-					}),
-			),
-		);
+		await Promise.all(kept.map((handle) => new Promise<void>((resolve) => handle.shut(() => resolve()))));
 	}
 }
-
-export type SqliteHandle = Handle;
 
 export const sqliteDriver = { ...sqlite3, Database: Handle };
 

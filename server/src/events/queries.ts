@@ -112,7 +112,7 @@ export async function insertEvents(
 ): Promise<{ ids: string[]; extra: unknown }> {
 	const list = JSON.stringify(events);
 	if (db.dialect === 'postgres') {
-		const rows = await db.prepared<{ id: string; extra: unknown }>(INSERT_POSTGRES(extra('SELECT organization_id FROM new')), [list], transaction);
+		const rows = await db.rows<{ id: string; extra: unknown }>(INSERT_POSTGRES(extra('SELECT organization_id FROM new')), [list], transaction);
 		// Every provisional id of the transaction starts with `evt_` + its transaction id.
 		const own = rows[0].id.slice(0, 'evt_'.length + 16);
 		beforeCommit('number events', async (last) => {
@@ -122,7 +122,7 @@ export async function insertEvents(
 		// Provisional: numbered at commit. Nothing reads them but the transaction's own deliveries, renamed with them.
 		return { ids: rows.map((r) => r.id), extra: rows[0]?.extra };
 	}
-	const rows = await db.prepared<{ seq: number; id: string; extra: unknown }>(INSERT_SQLITE(db, extra('SELECT value ->> 0 FROM json_each($1)')), [list], transaction);
+	const rows = await db.rows<{ seq: number; id: string; extra: unknown }>(INSERT_SQLITE(db, extra('SELECT value ->> 0 FROM json_each($1)')), [list], transaction);
 	rows.sort((a, b) => a.seq - b.seq);
 	return { ids: rows.map((r) => r.id), extra: rows[0]?.extra };
 }

@@ -28,7 +28,7 @@ export async function recordAttempts(db: Database, attempts: readonly AttemptRec
 	const list = JSON.stringify(
 		attempts.map((a) => [a.deliveryId, a.attempt, a.startedAt.toISOString(), a.durationMs, a.statusCode, a.error, a.requestHeaders, a.responseBody, a.responseSize]),
 	);
-	await db.prepared(insertAttempts(db), [list], transaction);
+	await db.run(insertAttempts(db), [list], transaction);
 }
 
 /** A delivery's attempts shown at most: its schedule is 7, so only a delivery resent many times has more (the newest are kept). */

@@ -54,7 +54,7 @@ export async function enqueueDeliveries(transaction: Transaction, events: readon
 	const db = database();
 	const now = new Date().toISOString();
 	for (let from = 0; from < rows.length; from += ROWS_PER_INSERT) {
-		await db.prepared(insertDeliveries(db), [JSON.stringify(rows.slice(from, from + ROWS_PER_INSERT)), now], transaction);
+		await db.run(insertDeliveries(db), [JSON.stringify(rows.slice(from, from + ROWS_PER_INSERT)), now], transaction);
 	}
 	// This process's workers start at once; other instances find the rows at their next poll.
 	transaction.afterCommit(() => wakeDeliveryWorkers());

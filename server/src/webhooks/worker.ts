@@ -285,7 +285,7 @@ export class DeliveryWorker {
 			if (!found) return;
 			const { endpoints, organizations } = this.allowances();
 			const claimed = await this.write((transaction) =>
-				db.prepared<Claimed>(claim(db, CAPS), [at, free, endpoints, organizations, leaseUntil.toISOString(), token], transaction),
+				db.rows<Claimed>(claim(db, CAPS), [at, free, endpoints, organizations, leaseUntil.toISOString(), token], transaction),
 			);
 			// Due rows all held back by their caps: a send that ends, or the next poll, looks again.
 			if (claimed.length === 0) return;
@@ -493,8 +493,8 @@ export class DeliveryWorker {
 			const recorded = await this.write(async (transaction) => {
 				// The sends happened whoever holds the leases now: they are in their deliveries' attempts either way.
 				await recordAttempts(db, batch.flatMap((o) => (o.tried ? [o.tried] : [])), transaction);
-				const ids = new Set((await db.prepared<{ id: string }>(recordOutcomes(db), [list, now], transaction)).map((r) => r.id));
-				if (ids.size < batch.length) await db.prepared(noteOutcomes(db), [list, now], transaction);
+				const ids = new Set((await db.rows<{ id: string }>(recordOutcomes(db), [list, now], transaction)).map((r) => r.id));
+				if (ids.size < batch.length) await db.run(noteOutcomes(db), [list, now], transaction);
 				return ids;
 			});
 			await this.followEndpoints(batch);
