@@ -19,7 +19,7 @@ const KEY_SQL =
 // The total as the server reads it: the counter migration 0009's triggers keep (list_counts).
 const COUNT_SQL = "SELECT n FROM list_counts WHERE organization_id = $1 AND list = 'users' AND filter = ''";
 const PAGE_SQL =
-	'SELECT id, name, email, role, status, external_id, created_at, updated_at, deactivated_at FROM users WHERE organization_id = $1 ' +
+	'SELECT id, name, email, username, role, status, external_id, title, department, employee_number, manager_id, created_at, updated_at, deactivated_at FROM users WHERE organization_id = $1 ' +
 	'ORDER BY created_at, id LIMIT $2 OFFSET $3';
 
 type Row = Record<string, unknown>;
@@ -89,9 +89,11 @@ app.get('/api/v1/users', (req, res, next) => {
 				id: r.id,
 				name: r.name,
 				email: r.email,
+				username: r.username,
 				role: r.role,
 				status: r.status,
 				external_id: r.external_id,
+				profile: { title: r.title, department: r.department, employee_number: r.employee_number, manager_id: r.manager_id },
 				created_at: iso(r.created_at),
 				updated_at: iso(r.updated_at),
 				deactivated_at: r.deactivated_at == null ? null : iso(r.deactivated_at),

@@ -371,10 +371,26 @@ describe(`data layer (${testDialect()})`, () => {
 		expect((await ApiKey.findByPk(apiKey.id))!.lastUsedAt!.getTime()).toBe(first.getTime());
 
 		// A stale stamp (over a minute old) is refreshed; the condition is evaluated by the database.
+		// (A key of its own: this process wrote the first key's stamp under a minute ago, so it
+		// would rightly not write it again whatever the row says.)
+		const other = await createKey({ organizationId: org.id, label: 'touch stale', scopes: ['read:users'], actor: { kind: 'cli' } });
 		const stale = new Date(Date.now() - 5 * 60_000);
-		await ApiKey.update({ lastUsedAt: stale }, { where: { id: apiKey.id }, silent: true });
-		await authenticate(secret);
-		await waitUntil(async () => (await ApiKey.findByPk(apiKey.id))!.lastUsedAt!.getTime() > stale.getTime(), { what: 'the stale stamp refreshed' });
+		await ApiKey.update({ lastUsedAt: stale }, { where: { id: other.apiKey.id }, silent: true });
+		await authenticate(other.secret);
+		await waitUntil(async () => (await ApiKey.findByPk(other.apiKey.id))!.lastUsedAt!.getTime() > stale.getTime(), { what: 'the stale stamp refreshed' });
+	});
+
+	test('30 concurrent first uses of a key write last_used_at once: each reads the row before the first write commits', async () => {
+		const { apiKey, secret } = await createKey({ organizationId: org.id, label: 'touch at once', scopes: ['read:users'], actor: { kind: 'cli' } });
+		const updates = jest.spyOn(ApiKey, 'update');
+		try {
+			const callers = await Promise.all(Array.from({ length: 30 }, () => authenticate(secret)));
+			expect(callers.every((caller) => caller.apiKey.lastUsedAt === null)).toBe(true);
+			expect(updates).toHaveBeenCalledTimes(1);
+		} finally {
+			updates.mockRestore();
+		}
+		await waitUntil(async () => (await ApiKey.findByPk(apiKey.id))!.lastUsedAt, { what: 'last_used_at written' });
 	});
 
 	test('rotation (a write transaction) makes the old key fail at once', async () => {
