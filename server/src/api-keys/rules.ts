@@ -1,5 +1,5 @@
 import { controlCharactersRefused, hasControlCharacters } from '../common/text';
-import { isDateTime } from '../common/time';
+import { DAY_MS, isDateTime } from '../common/time';
 import { KeyRuleError } from './errors';
 import { SCOPES, type Scope } from './model';
 
@@ -30,7 +30,6 @@ export function normaliseScopes(scopes: unknown): Scope[] {
 	return chosen;
 }
 
-const DAY_MS = 86_400_000;
 /** Far enough for any planned hand-over; further than this is a typo (a year 20260) more often than a plan. */
 const MAX_EXPIRY_DAYS = 3650;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -3,6 +3,9 @@
  * read from the database (db/table.ts reads timestamps through `isoText`), which is already the
  * API's form: a page of rows is shown without a Date made and formatted again per timestamp.
  */
+/** A day in milliseconds (UTC days: no time zone changes the length of one). */
+export const DAY_MS = 86_400_000;
+
 export type Timestamp = Date | string;
 
 /** The API's one timestamp format: ISO 8601, UTC, milliseconds, `Z`. */

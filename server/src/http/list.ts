@@ -19,7 +19,8 @@ import { integerParam, parseQuery, type QuerySchema } from './validate';
 
 const DEFAULT_PER_PAGE = 50;
 const MAX_PER_PAGE = 100;
-const MAX_PAGE = 2_147_483_647;
+/** The largest page number any list takes (a 32-bit integer, what OFFSET arithmetic stays safe with). */
+export const MAX_PAGE = 2_147_483_647;
 
 export interface ListDefinition<R, F extends Record<string, string>> {
 	table: Table<R>;

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../common/time';
 import { database } from '../db';
 import { groupCounts } from './group-completion';
 import { COURSES, ONE_COURSE, reportCounts, type ReportCount } from './queries';
@@ -29,7 +30,6 @@ export interface CourseCompletionRow {
 	certificates: { valid: number; expiring_30d: number; expired: number };
 }
 
-const DAY_MS = 86_400_000;
 
 /** The first instant of `now`'s month, UTC. */
 function monthStart(now: Date): Date {

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../common/time';
 import { database, type Database } from '../db';
 import { overdueSql } from '../enrollments/overdue-rule';
 
@@ -15,7 +16,6 @@ export interface OverdueMember {
 	days_late: number;
 }
 
-const DAY_MS = 86_400_000;
 
 /** $1 group, $2 organization, $3 now; the page: $4 how many, $5 how many skipped. Oldest deadline first. */
 const OVERDUE_OF_MEMBERS = (db: Database, what: 'page' | 'count') => {

@@ -1,10 +1,10 @@
 import type { Request } from 'express';
 
+import { DAY_MS } from '../../common/time';
+import { MAX_PAGE } from '../../http/list';
 import { DELIVERY_EVENT_TYPES, type DeliveryFilters } from '../../webhooks/deliveries/read';
 import { DELIVERY_STATUSES } from '../../webhooks/model';
 
-const MAX_PAGE = 2_147_483_647;
-const DAY_MS = 86_400_000;
 
 /** The log's filters as the page's query gives them (text, to put back in the form and the paging links). */
 interface FilterQuery {
