@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 
 import { openDatabase, type Database } from '../../server/src/db/database';
-import { writeTransaction } from '../../server/src/db/write-transaction';
+import { atCommit, writeTransaction } from '../../server/src/db/write-transaction';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/database';
 
 /**
@@ -90,6 +90,39 @@ describe(`write transactions (${testDialect()})`, () => {
 			),
 		).rejects.toThrow('changed my mind');
 		expect(await ids()).toEqual([]);
+	});
+
+	test('what a write defers to its commit is written once, last, with what its savepoints deferred; a failed savepoint’s is dropped', async () => {
+		const calls: string[][] = [];
+		const defer = (transaction: Transaction, item: string) =>
+			atCommit(transaction, 'probe', [item], async (last, items) => {
+				calls.push(items);
+				for (const id of items) await insert(id, last);
+			});
+		await within(
+			writeTransaction(db, async (outer) => {
+				defer(outer, 'first');
+				await writeTransaction(db, async (inner) => {
+					defer(inner, 'kept');
+					// Nothing deferred is written before the commit: the savepoint sees no row yet.
+					expect(await ids(inner)).toEqual([]);
+				});
+				await expect(
+					writeTransaction(db, (inner) => {
+						defer(inner, 'dropped');
+						return Promise.reject(new Error('this savepoint fails'));
+					}),
+				).rejects.toThrow('this savepoint fails');
+				defer(outer, 'last');
+				await insert('plain', outer);
+			}),
+			'deferred writes',
+		);
+		expect(calls).toEqual([['first', 'kept', 'last']]);
+		expect(await ids()).toEqual(['first', 'kept', 'last', 'plain']);
+		// Deferring outside a write transaction is a mistake that names itself.
+		const ended = await writeTransaction(db, (t) => Promise.resolve(t));
+		expect(() => defer(ended, 'late')).toThrow(/not inside an open write transaction/);
 	});
 
 	test('writes nested side by side take turns inside the outer one, and nest deeper without waiting on themselves', async () => {

@@ -28,10 +28,17 @@ interface Level {
 	transaction: Transaction;
 	open: boolean;
 	tail: Promise<unknown>;
-	/** The outermost transaction's last steps (beforeCommit), shared by every level inside it. */
-	last: Map<string, (transaction: Transaction) => Promise<void>>;
+	/** What this level defers to the commit (atCommit), by name: handed to the level outside when this one ends well, dropped with it when it fails. */
+	deferred: Map<string, Deferred>;
 }
 
+interface Deferred {
+	items: unknown[];
+	write: (transaction: Transaction, items: unknown[]) => Promise<void>;
+}
+
+/** The open levels by their Transaction (a savepoint has a Transaction of its own), for atCommit. */
+const levels = new WeakMap<Transaction, Level>();
 const inside = new AsyncLocalStorage<Level>();
 const queues = new WeakMap<Database, Promise<unknown>>();
 
@@ -53,12 +60,14 @@ export function writeTransaction<T>(db: Database, work: (transaction: Transactio
 
 function begin<T>(db: Database, work: (transaction: Transaction) => Promise<T>, parent?: Level): Promise<T> {
 	return db.sequelize.transaction({ transaction: parent?.transaction }, (transaction) => {
-		const level: Level = { db, transaction, open: true, tail: Promise.resolve(), last: parent?.last ?? new Map<string, (transaction: Transaction) => Promise<void>>() };
+		const level: Level = { db, transaction, open: true, tail: Promise.resolve(), deferred: new Map() };
+		levels.set(transaction, level);
 		return inside.run(level, async () => {
 			try {
 				const result = await work(transaction);
-				// Only the outermost level commits: its last steps run just before.
-				if (!parent) for (const step of level.last.values()) await step(transaction);
+				if (parent) handOn(level, parent);
+				// Only the outermost level commits: what was deferred is written just before.
+				else for (const { items, write } of level.deferred.values()) await write(transaction, items);
 				return result;
 			} finally {
 				level.open = false;
@@ -67,14 +76,26 @@ function begin<T>(db: Database, work: (transaction: Transaction) => Promise<T>, 
 	});
 }
 
+/** A savepoint that ended well: what it deferred is the enclosing level's now (and commits or rolls back with it). */
+function handOn(level: Level, parent: Level): void {
+	for (const [name, { items, write }] of level.deferred) {
+		const into = parent.deferred.get(name);
+		if (into) into.items.push(...items);
+		else parent.deferred.set(name, { items, write });
+	}
+}
+
 /**
- * Runs `step` once (per `name`) as the last statements of the outermost write transaction this
- * call runs in, right before its COMMIT: what must hold a lock only for the commit (events'
- * numbering, events/record.ts) does it there, where the transaction waits for nothing else, so
- * that lock cannot close a deadlock with the rows the transaction wrote before.
+ * Defers `items` to the end of the write transaction: right before its COMMIT, `write` is called
+ * once per name with every item deferred under that name, in the order they came. What must hold
+ * a lock only for the commit (events' numbering, events/record.ts) is done there, where the
+ * transaction waits for nothing else, so that lock cannot close a deadlock with rows the
+ * transaction wrote before. Items deferred inside a savepoint that fails are dropped with it.
  */
-export function beforeCommit(name: string, step: (transaction: Transaction) => Promise<void>): void {
-	const level = inside.getStore();
-	if (!level?.open) throw new Error('beforeCommit outside a write transaction');
-	if (!level.last.has(name)) level.last.set(name, step);
+export function atCommit<T>(transaction: Transaction, name: string, items: readonly T[], write: (transaction: Transaction, items: T[]) => Promise<void>): void {
+	const level = levels.get(transaction);
+	if (!level?.open) throw new Error(`${name}: not inside an open write transaction (db/write-transaction.ts)`);
+	const deferred = level.deferred.get(name);
+	if (deferred) deferred.items.push(...items);
+	else level.deferred.set(name, { items: [...items], write: write as Deferred['write'] });
 }

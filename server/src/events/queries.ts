@@ -1,22 +1,22 @@
 import type { Transaction } from 'sequelize';
 
 import type { Database } from '../db';
-import { beforeCommit } from '../db/write-transaction';
 
 /**
  * Events' ids are made by the database (events/ids.ts gives their shape: the organization's tag
  * and the event's number in its organization). The feed serves an organization's events in id
  * order and must never serve an id before a smaller one (events/feed.ts): numbers are given in
- * commit order, under a lock per organization held only for the commit.
- * - SQLite: the whole write transaction holds SQLite's single write lock (BEGIN IMMEDIATE), so
- *   the insert numbers its events at once: the organization's last number + the row's place.
- * - PostgreSQL: the insert gives each event a provisional id, `evt_` + the transaction id + a
- *   sequence value (below every numbered id, never visible to another transaction), and just
- *   before COMMIT (db/write-transaction.ts beforeCommit) the transaction takes its organizations'
- *   advisory locks in one order, reads their last numbers in a fresh snapshot, and renames its
- *   events and their deliveries. The lock is released after the commit is visible, so the next
- *   holder's numbers follow a committed predecessor's: a reader never sees a number before a
- *   smaller one. Taken last, the lock never waits while holding another, so it adds no deadlock.
+ * commit order. A transaction's events are written as it commits (events/record.ts), each
+ * numbered at once: the organization's last number + the event's place among its own.
+ * - SQLite: the whole write transaction holds SQLite's single write lock (BEGIN IMMEDIATE).
+ * - PostgreSQL: first the organizations' numbering locks, advisory and held to the end of the
+ *   transaction, taken in one order (LOCK_NUMBERING); then, in a statement of its own, whose
+ *   fresh snapshot sees what the previous holder of a lock committed, the insert. A lock is
+ *   released only after its holder's commit is visible, so the next holder's numbers follow a
+ *   committed predecessor's: a reader never sees a number before a smaller one. Taken in the
+ *   transaction's last statements, the lock never waits while the transaction holds it and waits
+ *   for anything else, so it adds no deadlock. (Releases before issue 40 took the same lock and
+ *   read the same last numbers at commit: during a rolling restart both number alike.)
  * One statement inserts a list of events (the overdue sweep writes hundreds per transaction);
  * within it, numbers ascend in the list's order. The list is one parameter, a JSON array of
  * [organization, type, data (JSON text), created_at (ISO 8601), previous_attributes (JSON text or
@@ -27,22 +27,6 @@ import { beforeCommit } from '../db/write-transaction';
 export type EventParams = [organizationId: string, type: string, data: string, createdAt: string, previousAttributes: string | null, tag: string];
 
 /**
- * PostgreSQL: the provisional ids are made once in a MATERIALIZED CTE (nextval is volatile), in
- * the list's order, inserted from it and read back from it by place, so each id is known to belong
- * to its row whatever order RETURNING would give. `extra` (insertEvents) is read on the first row.
- */
-const INSERT_POSTGRES = (extra: string) => `WITH new AS MATERIALIZED (
-		SELECT e.place, 'evt_' || lpad(to_hex(pg_current_xact_id()::text::bigint), 16, '0') || lpad(to_hex(nextval('events_seq')), 12, '0') AS id,
-			e.value ->> 0 AS organization_id, e.value ->> 1 AS type, e.value ->> 2 AS data, (e.value ->> 3)::timestamptz AS created_at, e.value ->> 4 AS previous_attributes
-		FROM json_array_elements($1::json) WITH ORDINALITY AS e (value, place)
-		ORDER BY e.place
-	), inserted AS (
-		INSERT INTO events (id, organization_id, type, data, created_at, previous_attributes)
-		SELECT id, organization_id, type, data, created_at, previous_attributes FROM new
-	)
-	SELECT id, CASE WHEN place = 1 THEN ${extra} END AS extra FROM new ORDER BY place`;
-
-/**
  * The last number of each organization of `touched` (organization_id, low = `evt_<tag>`): its
  * newest event, or the newest that retention removed (event_prunes keeps a mark per
  * organization), so numbers never restart. `number(text)` reads the 16 digits ending an id;
@@ -51,6 +35,30 @@ const INSERT_POSTGRES = (extra: string) => `WITH new AS MATERIALIZED (
 const lastNumber = (greatest: string, number: (id: string) => string) => `${greatest}(
 		COALESCE((SELECT ${number('MAX(e.id)')} FROM events AS e WHERE e.organization_id = touched.organization_id AND e.id >= touched.low AND e.id < touched.low || 'g'), 0),
 		COALESCE((SELECT ${number('MAX(p.through)')} FROM event_prunes AS p WHERE p.through >= touched.low AND p.through < touched.low || 'g'), 0))`;
+
+/** PostgreSQL: the numbering locks of the organizations of $1 (a JSON array of ids), in one order. */
+const LOCK_NUMBERING = `SELECT pg_advisory_xact_lock(hashtextextended('lms.events ' || organization_id, 0))
+	FROM (SELECT DISTINCT json_array_elements_text($1::json) AS organization_id ORDER BY 1) AS touched`;
+
+/**
+ * PostgreSQL, after LOCK_NUMBERING: the events numbered, inserted and their ids read back by
+ * place. `extra` (insertEvents) is read on the first row.
+ */
+const INSERT_POSTGRES = (extra: string) => `WITH list AS (
+		SELECT e.place, e.value ->> 0 AS organization_id, e.value ->> 1 AS type, e.value ->> 2 AS data, (e.value ->> 3)::timestamptz AS created_at,
+			e.value ->> 4 AS previous_attributes, 'evt_' || (e.value ->> 5) AS low, row_number() OVER (PARTITION BY e.value ->> 0 ORDER BY e.place) AS n
+		FROM json_array_elements($1::json) WITH ORDINALITY AS e (value, place)
+	), last AS (
+		SELECT touched.organization_id, ${lastNumber('GREATEST', (id) => `right(${id}, 16)::bigint`)} AS n
+		FROM (SELECT DISTINCT organization_id, low FROM list) AS touched
+	), new AS (
+		SELECT list.place, list.low || lpad((last.n + list.n)::text, 16, '0') AS id, list.organization_id, list.type, list.data, list.created_at, list.previous_attributes
+		FROM list JOIN last USING (organization_id)
+	), inserted AS (
+		INSERT INTO events (id, organization_id, type, data, created_at, previous_attributes)
+		SELECT id, organization_id, type, data, created_at, previous_attributes FROM new
+	)
+	SELECT id, CASE WHEN place = 1 THEN ${extra} END AS extra FROM new ORDER BY place`;
 
 /**
  * SQLite: seq (the row's storage order) is the last AUTOINCREMENT value + the row's place
@@ -69,40 +77,12 @@ const INSERT_SQLITE = (db: Database, extra: string) => `WITH next AS (SELECT COA
 	ORDER BY list.key
 	RETURNING seq, id, CASE WHEN seq = (SELECT seq FROM next) + 1 THEN ${extra} END AS extra`;
 
-/** PostgreSQL's organizationTag (events/ids.ts). */
-const TAG_SQL = (organization: string) => `'1' || substr(md5(${organization}), 1, 11)`;
-
-/** The provisional ids of this transaction's events lie in [$1, $2). */
-const MINE = 'SELECT id, organization_id FROM events WHERE id >= $1 AND id < $2';
-
-/** PostgreSQL, before COMMIT: the organizations' numbering locks, taken in one order. */
-const LOCK_NUMBERING = `SELECT pg_advisory_xact_lock(hashtextextended('lms.events ' || organization_id, 0))
-	FROM (SELECT DISTINCT organization_id FROM (${MINE}) AS mine ORDER BY organization_id) AS touched`;
-
 /**
- * PostgreSQL, before COMMIT and after LOCK_NUMBERING (a statement of its own: its fresh snapshot
- * sees what the previous holder of a lock committed): numbers this transaction's events and
- * renames them and their deliveries. The deliveries are found through the organization's
- * endpoints, by their (endpoint_id, event_id) index.
- */
-const NUMBER_EVENTS = `WITH mine AS (
-		SELECT id, organization_id, row_number() OVER (PARTITION BY organization_id ORDER BY id) AS place FROM (${MINE}) AS mine
-	), last AS (
-		SELECT touched.organization_id, touched.low, ${lastNumber('GREATEST', (id) => `right(${id}, 16)::bigint`)} AS n
-		FROM (SELECT DISTINCT organization_id, 'evt_' || ${TAG_SQL('organization_id')} AS low FROM mine) AS touched
-	), renamed AS (
-		SELECT mine.id AS old, mine.organization_id, last.low || lpad((last.n + mine.place)::text, 16, '0') AS id FROM mine JOIN last USING (organization_id)
-	), deliveries AS (
-		UPDATE webhook_deliveries AS d SET event_id = renamed.id FROM renamed JOIN webhook_endpoints AS w ON w.organization_id = renamed.organization_id
-		WHERE d.endpoint_id = w.id AND d.event_id = renamed.old
-	)
-	UPDATE events AS e SET id = renamed.id FROM renamed WHERE e.id = renamed.old`;
-
-/**
- * Inserts events; returns their ids, in the list's order, and what `extra` reads in the same
- * statement: a scalar SQL expression built on `organizations`, a subquery of the events'
- * organization ids. Events and the deliveries they start (webhooks/enqueue.ts) then cost one
- * statement when no endpoint wants them.
+ * Inserts events, as the last statements of their transaction (events/record.ts); returns their
+ * ids, in the list's order, and what `extra` reads in the same statement: a scalar SQL expression
+ * built on `organizations`, a subquery of the events' organization ids. Events and the deliveries
+ * they start (webhooks/enqueue.ts) then cost one statement when no endpoint wants them (two on
+ * PostgreSQL: the lock first).
  */
 export async function insertEvents(
 	db: Database,
@@ -112,14 +92,8 @@ export async function insertEvents(
 ): Promise<{ ids: string[]; extra: unknown }> {
 	const list = JSON.stringify(events);
 	if (db.dialect === 'postgres') {
-		const rows = await db.rows<{ id: string; extra: unknown }>(INSERT_POSTGRES(extra('SELECT organization_id FROM new')), [list], transaction);
-		// Every provisional id of the transaction starts with `evt_` + its transaction id.
-		const own = rows[0].id.slice(0, 'evt_'.length + 16);
-		beforeCommit('number events', async (last) => {
-			await db.run(LOCK_NUMBERING, [own, `${own}g`], last);
-			await db.run(NUMBER_EVENTS, [own, `${own}g`], last);
-		});
-		// Provisional: numbered at commit. Nothing reads them but the transaction's own deliveries, renamed with them.
+		await db.run(LOCK_NUMBERING, [JSON.stringify(events.map(([organizationId]) => organizationId))], transaction);
+		const rows = await db.rows<{ id: string; extra: unknown }>(INSERT_POSTGRES(extra('SELECT organization_id FROM list')), [list], transaction);
 		return { ids: rows.map((r) => r.id), extra: rows[0]?.extra };
 	}
 	const rows = await db.rows<{ seq: number; id: string; extra: unknown }>(INSERT_SQLITE(db, extra('SELECT value ->> 0 FROM json_each($1)')), [list], transaction);
