@@ -5,6 +5,7 @@ import { QueryTypes, Sequelize, Transaction, type Options } from 'sequelize';
 
 import { PoolWatch } from './pool-watch';
 import { PreparedReads } from './prepared';
+import { postgresDriver, statementName } from './pg-driver';
 import { closeIdleHandles, sqliteDriver } from './sqlite-driver';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -117,14 +118,24 @@ export class Database {
 		return this.kept.rows<R>(sql, params);
 	}
 
-	/** The rows a statement returns (SELECT, or RETURNING), inside `transaction` when given, through Sequelize's query. */
+	/**
+	 * The rows a statement returns (SELECT, or RETURNING), inside `transaction` when given, through
+	 * Sequelize's query; on PostgreSQL prepared once per connection (pg-driver.ts).
+	 */
 	rows<R extends object>(sql: string, params: readonly unknown[] = [], transaction?: Transaction): Promise<R[]> {
+		this.named(sql, params);
 		return this.sequelize.query<R>(sql, { bind: params as unknown[], type: QueryTypes.SELECT, transaction });
 	}
 
-	/** Runs a statement whose rows are not wanted (INSERT, UPDATE, DELETE). */
+	/** Runs a statement whose rows are not wanted (INSERT, UPDATE, DELETE), as `rows` does. */
 	async run(sql: string, params: readonly unknown[] = [], transaction?: Transaction): Promise<void> {
+		this.named(sql, params);
 		await this.sequelize.query(sql, { bind: params as unknown[], transaction });
+	}
+
+	/** PostgreSQL: a statement with parameters is run under its name (Sequelize hands the driver no parameters for one without). */
+	private named(sql: string, params: readonly unknown[]): void {
+		if (this.dialect === 'postgres' && params.length > 0) statementName(sql);
 	}
 
 	/**
@@ -215,6 +226,7 @@ export async function openDatabase({ databaseUrl, poolMax = 10, create = true }:
 		sequelize = new Sequelize(databaseUrl, {
 			...common,
 			dialect: 'postgres',
+			dialectModule: postgresDriver,
 			pool: { max: poolMax, min: 0, idle: 10_000, acquire: ACQUIRE_TIMEOUT_MS },
 		});
 		pool = new PoolWatch(sequelize, poolMax, ACQUIRE_TIMEOUT_MS);

@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import type sqlite3 from 'sqlite3';
 
 import type { Dialect } from './database';
+import { statementName } from './pg-driver';
 
 /**
  * Database.read(): reads outside a transaction, run as prepared statements on a connection of
@@ -15,11 +16,10 @@ import type { Dialect } from './database';
  *   connection that prepared it, whichever one the pool hands out); `$n` becomes `?n` (in SQLite
  *   `$1` is a parameter *name*, bound by order of first appearance, not by number). Statements
  *   are finalized before the connections close.
- * - PostgreSQL: a named statement per SQL text; `pg` prepares it once on each pooled connection
- *   that runs it.
+ * - PostgreSQL: a named statement per SQL text (pg-driver.ts statementName); `pg` prepares it
+ *   once on each pooled connection that runs it.
  */
 export class PreparedReads {
-	private readonly names = new Map<string, string>();
 	private readonly statements = new Map<sqlite3.Database, Map<string, Promise<sqlite3.Statement>>>();
 
 	constructor(
@@ -69,9 +69,7 @@ export class PreparedReads {
 	}
 
 	private async postgresRows<R>(client: PgClient, sql: string, params: readonly unknown[]): Promise<R[]> {
-		let name = this.names.get(sql);
-		if (name === undefined) this.names.set(sql, (name = `lms_${this.names.size + 1}`));
-		const result = await client.query({ name, text: sql, values: params as unknown[] });
+		const result = await client.query({ name: statementName(sql), text: sql, values: params as unknown[] });
 		return result.rows as R[];
 	}
 }
@@ -91,5 +89,5 @@ function all<R>(statement: sqlite3.Statement, params: readonly unknown[]): Promi
 
 /** What this file uses of a `pg` client (Sequelize's pooled PostgreSQL connection). */
 interface PgClient {
-	query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+	query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
