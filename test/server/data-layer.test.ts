@@ -440,6 +440,21 @@ describe(`data layer (${testDialect()})`, () => {
 			await expect(db.read('SELECT nope FROM no_such_table')).rejects.toThrow(/no_such_table/);
 		});
 
+		// pg-driver.ts: Sequelize never names a statement, so PostgreSQL planned each anew (0.4 ms for the events' INSERT).
+		(testDialect() === 'postgres' ? test : test.skip)(
+			'PostgreSQL: a statement with parameters of rows() and run(), in a transaction too, is prepared once per connection under its name',
+			async () => {
+				const sql = `SELECT $1::int + 1 AS "n" /* ${Date.now()} */`;
+				const run = `UPDATE organizations SET name = name WHERE id = $1 /* ${Date.now()} */`;
+				const prepared = await writeTransaction(db, async (transaction) => {
+					for (let i = 0; i < 3; i++) expect(await db.rows<{ n: number }>(sql, [i], transaction)).toEqual([{ n: i + 1 }]);
+					await db.run(run, ['org_none'], transaction);
+					return db.rows<{ statement: string }>('SELECT statement FROM pg_prepared_statements WHERE statement IN ($1, $2)', [sql, run], transaction);
+				});
+				expect(prepared.map((p) => p.statement).sort()).toEqual([sql, run].sort());
+			},
+		);
+
 		test('a database with prepared statements closes (they are finalized first)', async () => {
 			const other = await openDatabase({ databaseUrl: database.databaseUrl });
 			expect(await other.read<{ n: number }>('SELECT 1 AS "n"')).toEqual([{ n: 1 }]);
