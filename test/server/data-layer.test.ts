@@ -108,6 +108,44 @@ describe(`data layer (${testDialect()})`, () => {
 			expect(fresh).not.toBe(kept);
 			await close(fresh);
 		});
+
+		// A handle keeps the statements run on it prepared (sqlite-driver.ts): as sqlite3's own methods behave, run after run.
+		test('statements run again on a handle bind each run\'s parameters, tell changes and lastID, report each failure, and leave none half-stepped', async () => {
+			const file = sqliteFile(database.databaseUrl);
+			const handle = await open(file);
+			const rows = <R>(sql: string, params: object) =>
+				new Promise<R[]>((resolve, reject) => handle.all(sql, params, (err: Error | null, found: R[]) => (err ? reject(err) : resolve(found))));
+			const run = (sql: string, params: object) =>
+				new Promise<{ lastID: number; changes: number }>((resolve, reject) =>
+					handle.run(sql, params, function (err: Error | null) {
+						if (err) reject(err);
+						else resolve({ lastID: this.lastID, changes: this.changes });
+					}),
+				);
+			const insert = 'INSERT INTO kept_statements_probe (v) VALUES ($1)';
+			try {
+				await all(handle, 'CREATE TABLE kept_statements_probe (id INTEGER PRIMARY KEY, v TEXT UNIQUE)');
+				expect(await run(insert, { $1: 'a' })).toEqual({ lastID: 1, changes: 1 });
+				expect(await run(insert, { $1: 'b' })).toEqual({ lastID: 2, changes: 1 });
+				await expect(run(insert, { $1: 'a' })).rejects.toThrow(/SQLITE_CONSTRAINT/);
+				expect(await run(insert, { $1: 'c' })).toEqual({ lastID: 3, changes: 1 });
+				const byId = 'SELECT v FROM kept_statements_probe WHERE id = $1';
+				expect(await rows(byId, { $1: 1 })).toEqual([{ v: 'a' }]);
+				expect(await rows(byId, { $1: 3 })).toEqual([{ v: 'c' }]);
+				for (let i = 0; i < 2; i++) await expect(rows('SELEC v FROM kept_statements_probe', {})).rejects.toThrow(/SQLITE_ERROR/);
+				// A write that returns rows, run by `run` (one step), then COMMIT: nothing is left running on the handle.
+				await all(handle, 'BEGIN IMMEDIATE');
+				await run("UPDATE kept_statements_probe SET v = v || '!' RETURNING id", {});
+				await all(handle, 'COMMIT');
+				expect(await rows('SELECT COUNT(*) AS n FROM kept_statements_probe WHERE v LIKE $1', { $1: '%!' })).toEqual([{ n: 3 }]);
+			} finally {
+				await all(handle, 'DROP TABLE IF EXISTS kept_statements_probe');
+				await close(handle);
+			}
+			// The kept handle, its statements finalized, really closes.
+			await closeIdleHandles(file);
+			await expect(all(handle, 'SELECT 1')).rejects.toThrow(/SQLITE_MISUSE/);
+		});
 	});
 
 	// SQLite is one process by design; several instances mean PostgreSQL.

@@ -10,6 +10,13 @@ import sqlite3 from 'sqlite3';
  */
 const idle = new Map<string, Handle[]>();
 const MAX_IDLE = 2;
+/** Statements kept prepared per handle (Handle.kept): the worker's and an event's, with room for the requests'. */
+const MAX_STATEMENTS = 100;
+/** A parameter of SQLite's (`?`, `?1`, `$name`, `:name`, `@name`), or text that looks like one. */
+const HAS_PARAMETERS = /[?$:@]/;
+/** Statements that one step runs to their end: writes and transaction control (with RETURNING a write returns rows). */
+const STEPS_ONCE = /^\s*(INSERT|UPDATE|DELETE|REPLACE|BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
+const RETURNING = /\bRETURNING\b/i;
 /** Handles between their close and their place in `idle` (the ROLLBACK below), which closeIdle waits for. */
 const settling = new Map<string, Set<Promise<void>>>();
 
@@ -31,9 +38,24 @@ const settling = new Map<string, Set<Promise<void>>>();
  * may be left open on it (none after a COMMIT; its error then is expected and ignored), so a kept
  * handle is as clean as a new one. Database.close() closes the kept handles of its file for good
  * once Sequelize has closed its own (closeIdleHandles).
+ *
+ * A handle keeps the statements run on it prepared, by SQL text (`all` and `run`, the two
+ * methods Sequelize's query runs a statement with, sequelize/lib/dialects/sqlite/query.js):
+ * sqlite3's own `all`/`run` prepare a statement, run it and finalize it every time, so each of a
+ * transaction's statements (BEGIN, the worker's claim or outcomes, COMMIT, the ROLLBACK above)
+ * was parsed and planned again, in two trips through the thread pool instead of one (issue 40).
+ * Kept only what leaves no statement half-stepped: `all` steps to the end; `run` steps once, so
+ * only a write without RETURNING or a transaction statement; and a statement with parameters
+ * only when it is given some (sqlite3 would keep the last run's otherwise). A statement that
+ * failed is finalized, not kept. At most MAX_STATEMENTS per handle, the least recently used go
+ * first; all are finalized before the handle really closes. A kept statement's runs keep their
+ * order (sqlite3 queues them on the statement); across statements the order is the callers', who
+ * wait for each (Sequelize runs a transaction's statements one after another).
  */
 class Handle extends sqlite3.Database {
 	declare private file: string;
+	/** Statements kept prepared, by SQL text, least recently used first. */
+	declare private statements: Map<string, sqlite3.Statement>;
 
 	constructor(filename: string, mode?: number, callback?: (err: Error | null) => void) {
 		const kept = idle.get(filename)?.pop();
@@ -50,12 +72,79 @@ class Handle extends sqlite3.Database {
 			callback?.(err);
 		});
 		this.file = filename;
+		this.statements = new Map();
+	}
+
+	override all(sql: string, ...args: unknown[]): this {
+		return this.kept('all', sql, args) ? this : super.all(sql, ...args);
+	}
+
+	override run(sql: string, ...args: unknown[]): this {
+		return this.kept('run', sql, args) ? this : super.run(sql, ...args);
+	}
+
+	/**
+	 * Runs `sql` with a kept statement when it may be kept (above) and is called as Sequelize calls
+	 * (sql, parameters, callback) or (sql, callback); false to leave it to sqlite3's own method.
+	 */
+	private kept(method: 'all' | 'run', sql: string, args: unknown[]): boolean {
+		const callback = args.at(-1);
+		if (typeof callback !== 'function' || args.length > 2) return false;
+		const params = args.length === 2 ? args[0] : [];
+		if (params === null || typeof params !== 'object') return false;
+		if (Object.keys(params).length === 0 && HAS_PARAMETERS.test(sql)) return false;
+		if (method === 'run' && (!STEPS_ONCE.test(sql) || RETURNING.test(sql))) return false;
+		const done = callback as (this: sqlite3.Statement, err: Error | null, rows?: unknown[]) => void;
+		// sqlite3 calls back with the statement as `this` (run's lastID and changes are set on it).
+		const statement = this.statements.get(sql);
+		if (statement) {
+			// Most recently used last.
+			this.statements.delete(sql);
+			this.statements.set(sql, statement);
+			statement[method](params, (err: Error | null, rows?: unknown[]) => {
+				if (err) this.drop(sql, statement);
+				done.call(statement, err, rows);
+			});
+			return true;
+		}
+		// Prepared for this call, kept once it has run well. A statement that fails to prepare emits
+		// its error (prepare's callback would cost a trip of its own to the thread pool: it binds),
+		// and sqlite3 drops the run queued on it, as its own methods do.
+		const prepared = this.prepare(sql);
+		const failed = (err: Error) => done.call(prepared, err);
+		prepared.once('error', failed);
+		prepared[method](params, (err: Error | null, rows?: unknown[]) => {
+			prepared.removeListener('error', failed);
+			if (err) prepared.finalize();
+			else this.keep(sql, prepared);
+			done.call(prepared, err, rows);
+		});
+		return true;
+	}
+
+	private keep(sql: string, statement: sqlite3.Statement): void {
+		// Two calls of a text not kept yet each prepared one: the first kept stays.
+		if (this.statements.has(sql)) {
+			statement.finalize();
+			return;
+		}
+		this.statements.set(sql, statement);
+		if (this.statements.size > MAX_STATEMENTS) {
+			const [oldest, old] = this.statements.entries().next().value as [string, sqlite3.Statement];
+			this.statements.delete(oldest);
+			old.finalize();
+		}
+	}
+
+	private drop(sql: string, statement: sqlite3.Statement): void {
+		if (this.statements.get(sql) === statement) this.statements.delete(sql);
+		statement.finalize();
 	}
 
 	/** Kept for the next handle on the file while fewer than MAX_IDLE are; an in-memory database is its handle, so it really closes. */
 	override close(callback?: (err: Error | null) => void): void {
 		if (this.file === ':memory:') {
-			super.close(callback);
+			this.shut(callback);
 			return;
 		}
 		const pending = settling.get(this.file) ?? new Set<Promise<void>>();
@@ -76,8 +165,11 @@ class Handle extends sqlite3.Database {
 		pending.add(settled);
 	}
 
+	/** Closes for good, its kept statements finalized first: a handle with statements open cannot close. */
 	private shut(callback?: (err: Error | null) => void): void {
-		super.close(callback);
+		const statements = [...this.statements.values()];
+		this.statements.clear();
+		void Promise.all(statements.map((statement) => new Promise<void>((resolve) => statement.finalize(() => resolve())))).then(() => super.close(callback));
 	}
 
 	/** Really closes the kept handles of `file`, those still settling included (Database.close). */
