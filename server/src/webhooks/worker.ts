@@ -291,6 +291,10 @@ export class DeliveryWorker {
 			if (claimed.length === 0) return;
 			const context = await this.contextOf(claimed);
 			for (const row of claimed) this.launch(row, context, token, leaseUntil);
+			// Fewer than the free slots: the caps hold back every other due row, so another claim now
+			// would take none (it was every other claim of a busy worker, a write for nothing: issue 40).
+			// A send that ends, a delivery committed or the next poll runs the next pass.
+			if (claimed.length < free) return;
 		}
 	}
 
