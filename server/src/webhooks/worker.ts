@@ -52,9 +52,12 @@ const REFILL_MS = 10;
  * two outcomes at a few hundred deliveries a second: the biggest share of a delivery's CPU on
  * SQLite (issue 40). The row stays leased meanwhile, so no other claim can take it. A failure is
  * recorded at once, with the outcomes gathered so far: its retry is due from the attempt's end.
+ * 64 and 50 ms rather than 32 and 20: at ~700 deliveries a second a write then records ~35
+ * outcomes instead of ~25, and a write's own cost (its transaction, the COMMIT's pages) was still
+ * a sixth of a delivery's CPU on SQLite (0.83 -> 0.69 ms, the same rate).
  */
-const FLUSH_BATCH = 32;
-const FLUSH_MS = 20;
+const FLUSH_BATCH = 64;
+const FLUSH_MS = 50;
 
 interface Claimed {
 	id: string;
