@@ -52,7 +52,7 @@ const LATENCY_TARGET_MS = 200;
 const WRITE_RATE = Number(process.env.BENCH_WEBHOOK_WRITE_RATE ?? RATE_TARGET);
 const BASELINE_JS = join(__dirname, 'webhook-baseline.js');
 /** The worker's per-organization cap (server/src/webhooks/worker.ts): the ceiling the receivers can see. */
-const PER_ORGANIZATION = 48;
+const PER_ORGANIZATION = 96;
 const WAIT_MS = 30 * 60_000;
 
 type Variant = 'sqlite' | 'postgres' | 'two-instances';
