@@ -2,7 +2,7 @@
  * The hand-written baseline of webhook-throughput (issue 40), run as a child process on the
  * server's own database once the server has stopped: the least code that claims due deliveries,
  * signs them, sends them with keep-alive and records the same rows (the delivery's outcome and
- * one attempt row per send), with the server's cap for one organization (96 sends at once, server/src/webhooks/worker.ts). No URL policy, no scopes,
+ * one attempt row per send), with the server's cap for one organization (PER_ORGANIZATION sends at once, server/src/webhooks/caps.ts). No URL policy, no scopes,
  * no fairness, no receipts, no logs. It signs with the sealed secret as stored: an HMAC costs the
  * same whatever its key. Prints {"deliveries", "startedAt" (epoch ms of its first claim), "cpuMs"} once `BENCH_BASELINE_EXPECT`
  * deliveries are recorded.
@@ -13,7 +13,10 @@ import http from 'node:http';
 import { Client } from 'pg';
 import sqlite3 from 'sqlite3';
 
-const IN_FLIGHT = 96;
+import { PER_ORGANIZATION } from '../server/src/webhooks/caps';
+
+/** The server's cap for one organization: the baseline sends as many at once. */
+const IN_FLIGHT = PER_ORGANIZATION;
 const url = process.env.DATABASE_URL!;
 const expected = Number(process.env.BENCH_BASELINE_EXPECT);
 const postgres = !url.startsWith('sqlite:');

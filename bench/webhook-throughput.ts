@@ -38,6 +38,8 @@ import sqlite3 from 'sqlite3';
 import { heading, lmsCli, median, settings, startLms, table, tempPostgres, tempSqlite, type ChildServer } from './lib';
 import { api, newEnrollments } from './webhooks';
 import { startReceiver, type Receiver } from '../test/helpers/receiver';
+// The worker's per-organization cap: the ceiling the receivers can see.
+import { PER_ORGANIZATION } from '../server/src/webhooks/caps';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const RUNS = settings.runs;
@@ -51,8 +53,6 @@ const LATENCY_TARGET_MS = 200;
 /** Deliveries a second the writing phase's changes ask for (0: unpaced). */
 const WRITE_RATE = Number(process.env.BENCH_WEBHOOK_WRITE_RATE ?? RATE_TARGET);
 const BASELINE_JS = join(__dirname, 'webhook-baseline.js');
-/** The worker's per-organization cap (server/src/webhooks/worker.ts): the ceiling the receivers can see. */
-const PER_ORGANIZATION = 96;
 const WAIT_MS = 30 * 60_000;
 
 type Variant = 'sqlite' | 'postgres' | 'two-instances';
