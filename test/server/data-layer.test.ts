@@ -109,6 +109,66 @@ describe(`data layer (${testDialect()})`, () => {
 			await close(fresh);
 		});
 
+		// What reaches SQLite (sqlite3's own run and all, which the handle's call): setting a pragma
+		// expires every statement kept on the handle, and a ROLLBACK after a COMMIT only fails.
+		test('a write transaction on a kept handle sends SQLite neither FOREIGN_KEYS=ON again nor a ROLLBACK after its COMMIT', async () => {
+			await writeTransaction(db, (transaction) => db.rows('SELECT 1 AS one', [], transaction));
+			// Spies call through: the statements still run.
+			const spies = [jest.spyOn(sqlite3.Database.prototype, 'run'), jest.spyOn(sqlite3.Database.prototype, 'all')];
+			let sent: string[] = [];
+			try {
+				for (let i = 0; i < 3; i++) await writeTransaction(db, (transaction) => db.rows(`SELECT ${i} AS one`, [], transaction));
+				sent = spies.flatMap((spy) => spy.mock.calls.map(([sql]) => String(sql)));
+			} finally {
+				for (const spy of spies) spy.mockRestore();
+			}
+			// Statements the handle keeps prepared never reach sqlite3's own methods again: the texts
+			// seen are first preparations only; none is the pragma or the ROLLBACK.
+			expect(sent.filter((sql) => /FOREIGN_KEYS|ROLLBACK/i.test(sql))).toEqual([]);
+			// Still enforced: a row pointing nowhere is refused.
+			await expect(
+				writeTransaction(db, (transaction) =>
+					db.run("INSERT INTO enrollments (id, organization_id, student_id, course_id, status, progress_percent, enrolled_at, created_at, updated_at) VALUES ('enr_nowhere', 'org_nowhere', 'usr_nowhere', 'crs_nowhere', 'active', 0, '2026-01-01', '2026-01-01', '2026-01-01')", [], transaction),
+				),
+			).rejects.toThrow(/FOREIGN KEY/);
+		});
+
+		test('foreign keys set off on a handle are set on again when Sequelize asks', async () => {
+			const file = sqliteFile(database.databaseUrl);
+			const handle = await open(file);
+			const run = (sql: string) => new Promise<void>((resolve, reject) => handle.run(sql, (err: Error | null) => (err ? reject(err) : resolve())));
+			try {
+				await run('PRAGMA FOREIGN_KEYS=ON');
+				// Set off by a query that reads rows (Sequelize's query runs a PRAGMA with `all`).
+				await all(handle, 'PRAGMA foreign_keys = OFF');
+				expect(await all(handle, 'PRAGMA foreign_keys')).toEqual([{ foreign_keys: 0 }]);
+				// As Sequelize's connection manager calls it: no callback, so waited for.
+				handle.run('PRAGMA FOREIGN_KEYS=ON');
+				await waitUntil(async () => (await all<{ foreign_keys: number }>(handle, 'PRAGMA foreign_keys'))[0].foreign_keys === 1, { what: 'foreign_keys set on again' });
+				await run('PRAGMA FOREIGN_KEYS=ON');
+				expect(await all(handle, 'PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
+			} finally {
+				await close(handle);
+			}
+		});
+
+		test('a handle closed after a COMMIT and then a statement is rolled back before it serves again', async () => {
+			const file = sqliteFile(database.databaseUrl);
+			const first = await open(file);
+			await all(first, 'BEGIN IMMEDIATE');
+			await all(first, 'COMMIT');
+			await all(first, 'BEGIN IMMEDIATE');
+			await all(first, 'CREATE TABLE kept_after_commit_probe (x INTEGER)');
+			await close(first);
+			const next = await open(file);
+			try {
+				expect(next).toBe(first);
+				expect(await all(next, "SELECT name FROM sqlite_master WHERE name = 'kept_after_commit_probe'")).toEqual([]);
+			} finally {
+				await close(next);
+			}
+		});
+
 		// A handle keeps the statements run on it prepared (sqlite-driver.ts): as sqlite3's own methods behave, run after run.
 		test('statements run again on a handle bind each run\'s parameters, tell changes and lastID, report each failure, and leave none half-stepped', async () => {
 			const file = sqliteFile(database.databaseUrl);
