@@ -133,7 +133,7 @@ describe(`data layer (${testDialect()})`, () => {
 			).rejects.toThrow(/FOREIGN KEY/);
 		});
 
-		test('foreign keys set off on a handle are set on again when Sequelize asks', async () => {
+		test('foreign keys set off on a handle, or set on where SQLite ignores it, are set on again when Sequelize asks', async () => {
 			const file = sqliteFile(database.databaseUrl);
 			const handle = await open(file);
 			const run = (sql: string) => new Promise<void>((resolve, reject) => handle.run(sql, (err: Error | null) => (err ? reject(err) : resolve())));
@@ -145,6 +145,14 @@ describe(`data layer (${testDialect()})`, () => {
 				// As Sequelize's connection manager calls it: no callback, so waited for.
 				handle.run('PRAGMA FOREIGN_KEYS=ON');
 				await waitUntil(async () => (await all<{ foreign_keys: number }>(handle, 'PRAGMA foreign_keys'))[0].foreign_keys === 1, { what: 'foreign_keys set on again' });
+				await run('PRAGMA FOREIGN_KEYS=ON');
+				expect(await all(handle, 'PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
+				// Inside a transaction SQLite ignores the setting: set on there, they are still off after.
+				await run('PRAGMA foreign_keys = OFF');
+				await all(handle, 'BEGIN IMMEDIATE');
+				await run('PRAGMA FOREIGN_KEYS=ON');
+				await all(handle, 'COMMIT');
+				expect(await all(handle, 'PRAGMA foreign_keys')).toEqual([{ foreign_keys: 0 }]);
 				await run('PRAGMA FOREIGN_KEYS=ON');
 				expect(await all(handle, 'PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
 			} finally {
