@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 
-import { isLoadedUserActive, loadedUserId, loadPostgres, loadSqlite } from './bulk-load';
+import { activeStudents, loadPostgres, loadSqlite } from './bulk-load';
 import { fmt, heading, lmsCli, median, ROOT, spawnServer, startLms, table, tempPostgres, tempSqlite } from './lib';
 
 const PEOPLE = Number(process.env.BENCH_BATCH_ENROLLMENTS ?? 10_000);
@@ -29,9 +29,7 @@ function p90(values: number[]): number {
 async function measure(database: string, databaseUrl: string, load: (organizationId: string, users: number) => Promise<void>): Promise<Result> {
 	const demo = JSON.parse(await lmsCli(['seed', '--demo', '--json'], { DATABASE_URL: databaseUrl })) as { organizations: Array<{ slug: string; id: string }> };
 	const acme = demo.organizations.find((o) => o.slug === 'acme')!;
-	const students: string[] = [];
-	let users = 0;
-	for (; students.length < PEOPLE; users++) if (isLoadedUserActive(users)) students.push(loadedUserId(users));
+	const { students, users } = activeStudents(PEOPLE);
 	await load(acme.id, users);
 	const { key } = JSON.parse(
 		await lmsCli(['keys', 'create', '--org', 'acme', '--label', 'batch bench', '--scopes', 'read:courses,write:enrollments', '--json'], {

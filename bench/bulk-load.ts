@@ -44,6 +44,14 @@ export const loadedUserId = (i: number) => `usr_${((BigInt(i) * 2654435761n) % 1
 /** The loader deactivates every tenth user (i % 10 = 0, the status CASE below); the rest are active students. */
 export const isLoadedUserActive = (i: number) => i % 10 !== 0;
 
+/** The first `count` active students the loader makes, and how many users it must load to make them. */
+export function activeStudents(count: number): { students: string[]; users: number } {
+	const students: string[] = [];
+	let users = 0;
+	for (; students.length < count; users++) if (isLoadedUserActive(users)) students.push(loadedUserId(users));
+	return { students, users };
+}
+
 function sqliteRun(db: sqlite3.Database, sql: string, params: unknown[] = []): Promise<void> {
 	return new Promise((resolve, reject) => db.run(sql, params, (err) => (err ? reject(err) : resolve())));
 }

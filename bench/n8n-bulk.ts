@@ -33,7 +33,7 @@ import { cutFirstAnswerOfBatches, startAnswerCuttingProxy, type AnswerCuttingPro
 import { bulkEnrollWorkflow, ENROLL_NODE } from '../test/n8n/bulk-enroll';
 import { N8nHome, type WorkflowRun } from '../test/n8n/n8n';
 import { prepareToolchain } from '../test/n8n/toolchain';
-import { isLoadedUserActive, loadedUserId, loadPostgres, loadSqlite } from './bulk-load';
+import { activeStudents, loadPostgres, loadSqlite } from './bulk-load';
 import { fmt, heading, lmsCli, median, ROOT, settings, sleep, startLms, table, tempPostgres, tempSqlite, type ChildServer } from './lib';
 
 const PEOPLE = Number(process.env.BENCH_N8N_BULK_ENROLLMENTS ?? 10_000);
@@ -182,9 +182,7 @@ export async function n8nBulkBench(): Promise<void> {
 		};
 		const acme = demo.organizations.find((o) => o.slug === 'acme')!;
 		// The first PEOPLE active students the loader makes, none enrolled anywhere yet.
-		const students: string[] = [];
-		let users = 0;
-		for (; students.length < PEOPLE; users++) if (isLoadedUserActive(users)) students.push(loadedUserId(users));
+		const { students, users } = activeStudents(PEOPLE);
 		await store.load(acme.id, users);
 		const { key } = JSON.parse(
 			await lmsCli(['keys', 'create', '--org', 'acme', '--label', 'n8n bulk', '--scopes', 'read:courses,read:enrollments,write:enrollments', '--json'], {
@@ -403,9 +401,7 @@ export async function n8nRerunBench(): Promise<void> {
 	try {
 		const demo = JSON.parse(await lmsCli(['seed', '--demo', '--json'], { DATABASE_URL: template.databaseUrl })) as { organizations: Array<{ slug: string; id: string }> };
 		const acme = demo.organizations.find((o) => o.slug === 'acme')!;
-		const students: string[] = [];
-		let users = 0;
-		for (; students.length < RERUN_PEOPLE * settings.runs; users++) if (isLoadedUserActive(users)) students.push(loadedUserId(users));
+		const { students, users } = activeStudents(RERUN_PEOPLE * settings.runs);
 		await loadSqlite(template.file, { organizationId: acme.id, users, enrollments: 0 });
 		const { key } = JSON.parse(
 			await lmsCli(['keys', 'create', '--org', 'acme', '--label', 'n8n rerun', '--scopes', 'read:courses,read:enrollments,write:enrollments', '--json'], { DATABASE_URL: template.databaseUrl }),

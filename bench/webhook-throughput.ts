@@ -44,7 +44,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import sqlite3 from 'sqlite3';
 
-import { isLoadedUserActive, loadedUserId, loadPostgres, loadSqlite } from './bulk-load';
+import { activeStudents, loadPostgres, loadSqlite } from './bulk-load';
 import { heading, lmsCli, median, settings, startLms, table, tempPostgres, tempSqlite, type ChildServer } from './lib';
 import { api, newEnrollments } from './webhooks';
 import { startReceiver, type Receiver } from '../test/helpers/receiver';
@@ -226,9 +226,7 @@ async function baselineLeg(setup: Setup): Promise<LegResult> {
 
 /** The people the bulk job enrolls: loaded students of the organization (bench/bulk-load.ts). */
 async function loadStudents(setup: Setup, organizationId: string): Promise<string[]> {
-	const students: string[] = [];
-	let users = 0;
-	for (; students.length < setup.events; users++) if (isLoadedUserActive(users)) students.push(loadedUserId(users));
+	const { students, users } = activeStudents(setup.events);
 	const plan = { organizationId, users, enrollments: 0 };
 	if (setup.sqlite) await loadSqlite(setup.databaseUrl.slice('sqlite:'.length), plan);
 	else await loadPostgres(setup.databaseUrl, plan);
